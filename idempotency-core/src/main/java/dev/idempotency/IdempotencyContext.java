@@ -1,0 +1,61 @@
+package dev.idempotency;
+
+import dev.idempotency.engine.IdempotencyEngine;
+
+/**
+ * The idempotent attempt running on the current thread, available inside an
+ * {@link Idempotent} method or an {@link IdempotentExecutor} action.
+ */
+public interface IdempotencyContext {
+
+	/**
+	 * Return the attempt running on the current thread.
+	 * @return the current attempt
+	 * @throws IllegalStateException when no idempotent method is running on this thread
+	 */
+	static IdempotencyContext current() {
+		IdempotencyContext context = IdempotencyEngine.currentContext();
+		if (context == null) {
+			throw new IllegalStateException("No @Idempotent method or IdempotentExecutor action is running on this thread");
+		}
+		return context;
+	}
+
+	/**
+	 * Return whether an idempotent attempt is running on the current thread.
+	 * @return whether {@link #current()} would succeed
+	 */
+	static boolean isActive() {
+		return IdempotencyEngine.currentContext() != null;
+	}
+
+	/**
+	 * Return the operation name.
+	 * @return the name
+	 */
+	String name();
+
+	/**
+	 * Return the idempotency key, after hashing if it was longer than
+	 * {@code idempotency.max-key-length}.
+	 * @return the key
+	 */
+	String key();
+
+	/**
+	 * Return the fence number of this attempt: it grows by one each time an expired
+	 * attempt is taken over and never goes down while the record lives. Pass it to
+	 * downstream writes as a fencing token so that a zombie's late writes are refused.
+	 * @return the fence number
+	 */
+	long fence();
+
+	/**
+	 * Return whether this attempt still holds its lease, as far as it knows: it turns
+	 * {@code false} when a renewal found the record owned by another attempt, or could
+	 * not reach the store before the lease ran out.
+	 * @return whether the lease is held
+	 */
+	boolean isLeaseHeld();
+
+}

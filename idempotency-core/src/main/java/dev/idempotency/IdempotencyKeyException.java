@@ -1,0 +1,28 @@
+package dev.idempotency;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The idempotency key could not be evaluated, or evaluated to {@code null} or a blank
+ * string. The method did not run.
+ */
+public class IdempotencyKeyException extends IdempotencyException {
+
+	/**
+	 * Create an exception with a message.
+	 * @param message the detail message, naming the operation and the expression
+	 */
+	public IdempotencyKeyException(String message) {
+		super(message);
+	}
+
+	/**
+	 * Create an exception with a message and a cause.
+	 * @param message the detail message, naming the operation and the expression
+	 * @param cause the evaluation failure
+	 */
+	public IdempotencyKeyException(String message, @Nullable Throwable cause) {
+		super(message, cause);
+	}
+
+}

@@ -1,0 +1,114 @@
+package dev.idempotency;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a method idempotent: the first call for a key runs it and stores its result;
+ * later calls with the same key return the stored result without running it.
+ * <p>
+ * A concurrent call for a key whose first attempt is still running is rejected or waits
+ * (see {@link #onInProgress()}). An attempt that crashed is taken over once its lease
+ * expires, and an attempt that lost its lease can never overwrite the result of the one
+ * that replaced it. When the method throws, the record is released so that the next
+ * delivery runs it again, and the exception reaches the caller unchanged.
+ * <p>
+ * On a type, every public method is idempotent, each under its own {@link #name()}.
+ * Every duration attribute accepts {@code "30s"}, ISO-8601 ({@code "PT5M"}) and
+ * {@code ${...}} placeholders; an empty value falls back to the {@code idempotency.*}
+ * property, and {@code idempotency.operations.<name>.*} overrides both.
+ *
+ * @see IdempotentExecutor
+ * @see IdempotencyContext
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface Idempotent {
+
+	/**
+	 * SpEL expression that evaluates to the idempotency key, over the method's arguments
+	 * ({@code #event.id}, {@code #p0}, {@code #a0}), {@code #root.method},
+	 * {@code #root.target} and beans ({@code @clock}). A value that is not a
+	 * {@link String} is converted with {@code toString()}. A {@code null} or blank key
+	 * fails the call with {@link IdempotencyKeyException} before the method runs.
+	 * @return the key expression
+	 */
+	String key();
+
+	/**
+	 * Name of the operation: the namespace of its keys. The same key under two names is
+	 * two operations. Defaults to {@code SimpleClassName.methodName}; set it explicitly
+	 * to keep stored records valid across refactorings.
+	 * @return the operation name, or empty for the default
+	 */
+	String name() default "";
+
+	/**
+	 * Lease of an in-progress attempt. The lease is renewed while the method runs, so
+	 * it bounds how long a crashed attempt blocks its key, not how long the method may
+	 * take. Empty falls back to {@code idempotency.lock-timeout}.
+	 * @return the lock timeout, such as {@code "30s"}
+	 */
+	String lockTimeout() default "";
+
+	/**
+	 * How long a completed result is kept and replayed. Empty falls back to
+	 * {@code idempotency.retention}.
+	 * @return the retention, such as {@code "24h"}
+	 */
+	String retention() default "";
+
+	/**
+	 * What a call does when another attempt for the same key is in progress.
+	 * @return the policy
+	 */
+	OnInProgress onInProgress() default OnInProgress.DEFAULT;
+
+	/**
+	 * Upper bound of {@link OnInProgress#WAIT}. Empty falls back to
+	 * {@code idempotency.wait-timeout}.
+	 * @return the wait timeout, such as {@code "10s"}
+	 */
+	String waitTimeout() default "";
+
+	/**
+	 * SpEL expression whose value is fingerprinted (SHA-256 of its canonical JSON) and
+	 * stored with the record. A later call with the same key and another fingerprint
+	 * fails with {@link IdempotencyKeyReuseException} and runs nothing. Empty (the
+	 * default) turns fingerprinting off.
+	 * @return the payload expression, or empty
+	 */
+	String payload() default "";
+
+	/**
+	 * What a call does when another attempt for the same key holds a live lease.
+	 */
+	enum OnInProgress {
+
+		/**
+		 * Use {@code idempotency.operations.<name>.on-in-progress} or
+		 * {@code idempotency.on-in-progress}.
+		 */
+		DEFAULT,
+
+		/**
+		 * Fail at once with {@link IdempotencyInProgressException}.
+		 */
+		REJECT,
+
+		/**
+		 * Wait up to the wait timeout for the other attempt: replay its result when it
+		 * completes, run the method when it fails or its lease expires, and fail with
+		 * {@link IdempotencyInProgressException} when the timeout runs out.
+		 */
+		WAIT
+
+	}
+
+}

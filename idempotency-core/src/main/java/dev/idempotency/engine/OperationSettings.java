@@ -1,0 +1,28 @@
+package dev.idempotency.engine;
+
+import java.time.Duration;
+
+import dev.idempotency.Idempotent.OnInProgress;
+
+import org.springframework.util.Assert;
+
+/**
+ * Effective settings of one operation, after configuration overrides, annotation
+ * attributes and global defaults have been applied.
+ *
+ * @param lockTimeout lease of an in-progress attempt
+ * @param retention how long a record lives
+ * @param onInProgress {@link OnInProgress#REJECT} or {@link OnInProgress#WAIT}
+ * @param waitTimeout bound of {@link OnInProgress#WAIT}
+ */
+public record OperationSettings(Duration lockTimeout, Duration retention, OnInProgress onInProgress,
+		Duration waitTimeout) {
+
+	public OperationSettings {
+		Assert.isTrue(lockTimeout.toMillis() >= 3, "'lockTimeout' must be at least 3ms, was " + lockTimeout);
+		Assert.isTrue(retention.toMillis() > 0, "'retention' must be positive, was " + retention);
+		Assert.isTrue(onInProgress != OnInProgress.DEFAULT, "'onInProgress' must be REJECT or WAIT");
+		Assert.isTrue(!waitTimeout.isNegative(), "'waitTimeout' must not be negative, was " + waitTimeout);
+	}
+
+}

@@ -1,0 +1,93 @@
+package dev.idempotency.store;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import dev.idempotency.IdempotencyStoreException;
+
+/**
+ * Atomic transitions of idempotency records: {@code IN_PROGRESS → COMPLETED | FAILED}.
+ * <p>
+ * Every method is atomic with respect to the others for the same key, and every
+ * judgement of time (lease expiry, retention) is made on the store's clock. Transitions
+ * that change an owned record ({@link #complete}, {@link #release}, {@link #renew})
+ * succeed only for the owner token and fence that acquired it, and are idempotent for
+ * that owner: re-sending a transition that already took effect succeeds again.
+ * <p>
+ * Every failure of the underlying client, and any value under a record's key that is
+ * not a record written by this store, is reported as {@link IdempotencyStoreException}.
+ * Implementations are thread-safe.
+ */
+public interface IdempotencyStore {
+
+	/**
+	 * Take ownership of the record, or report why not.
+	 * @param key the record
+	 * @param request the attempt's owner token, lease, retention and fingerprint
+	 * @return what was found and done
+	 * @throws IdempotencyStoreException when the store fails
+	 */
+	AcquireResult acquire(RecordKey key, AcquireRequest request);
+
+	/**
+	 * Store the outcome and mark the record {@code COMPLETED} for {@code retention}, if
+	 * the owner still owns it.
+	 * @param key the record
+	 * @param owner the owner token given to {@link #acquire}
+	 * @param fence the fence returned by {@link #acquire}
+	 * @param result the outcome to store
+	 * @param retention how long to keep it
+	 * @return {@code true} if completed (or already completed by this owner),
+	 * {@code false} if ownership was lost
+	 * @throws IdempotencyStoreException when the store fails
+	 */
+	boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention);
+
+	/**
+	 * Mark the record {@code FAILED}, keeping its fence, so that the next attempt runs
+	 * again, if the owner still owns it.
+	 * @param key the record
+	 * @param owner the owner token given to {@link #acquire}
+	 * @param fence the fence returned by {@link #acquire}
+	 * @param retention how long to keep the fence
+	 * @return {@code true} if released (or already released by this owner),
+	 * {@code false} if ownership was lost
+	 * @throws IdempotencyStoreException when the store fails
+	 */
+	boolean release(RecordKey key, String owner, long fence, Duration retention);
+
+	/**
+	 * Extend the lease to {@code lease} from now, if the owner still owns the record.
+	 * @param key the record
+	 * @param owner the owner token given to {@link #acquire}
+	 * @param fence the fence returned by {@link #acquire}
+	 * @param lease the new lease, from now on the store's clock
+	 * @return {@code true} if renewed, {@code false} if ownership was lost
+	 * @throws IdempotencyStoreException when the store fails
+	 */
+	boolean renew(RecordKey key, String owner, long fence, Duration lease);
+
+	/**
+	 * Read a record for inspection.
+	 * @param key the record
+	 * @return the record, or empty if there is none
+	 * @throws IdempotencyStoreException when the store fails
+	 */
+	Optional<IdempotencyRecord> read(RecordKey key);
+
+	/**
+	 * Delete a record, whatever its state, so that the next call runs the method again.
+	 * @param key the record
+	 * @return whether a record was deleted
+	 * @throws IdempotencyStoreException when the store fails
+	 */
+	boolean evict(RecordKey key);
+
+	/**
+	 * Return the short name of this store type, such as {@code redis} or {@code memory},
+	 * used in metrics and the actuator endpoint.
+	 * @return the store type
+	 */
+	String type();
+
+}
