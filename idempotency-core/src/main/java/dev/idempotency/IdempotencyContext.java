@@ -16,7 +16,8 @@ public interface IdempotencyContext {
 	static IdempotencyContext current() {
 		IdempotencyContext context = IdempotencyEngine.currentContext();
 		if (context == null) {
-			throw new IllegalStateException("No @Idempotent method or IdempotentExecutor action is running on this thread");
+			throw new IllegalStateException(
+					"No @Idempotent method or IdempotentExecutor action is running on this thread");
 		}
 		return context;
 	}

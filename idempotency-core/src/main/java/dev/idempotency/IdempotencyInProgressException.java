@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * Another attempt for the same key holds a live lease: thrown at once with
  * {@link Idempotent.OnInProgress#REJECT}, or when the wait timeout of
- * {@link Idempotent.OnInProgress#WAIT} runs out. The method did not run; a later
- * delivery of the same key can succeed.
+ * {@link Idempotent.OnInProgress#WAIT} runs out. The method did not run; a later delivery
+ * of the same key can succeed.
  */
 public class IdempotencyInProgressException extends IdempotencyException {
 

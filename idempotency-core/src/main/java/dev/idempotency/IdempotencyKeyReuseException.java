@@ -1,8 +1,8 @@
 package dev.idempotency;
 
 /**
- * The key was already used with a different payload: the payload fingerprint stored
- * with the record differs from this call's. The method did not run.
+ * The key was already used with a different payload: the payload fingerprint stored with
+ * the record differs from this call's. The method did not run.
  *
  * @see Idempotent#payload()
  */

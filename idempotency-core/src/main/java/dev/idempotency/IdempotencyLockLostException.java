@@ -1,11 +1,11 @@
 package dev.idempotency;
 
 /**
- * The attempt ran the method but no longer owned the record when it tried to complete
- * it: its lease expired and another attempt took over (a "zombie"). The result of this
+ * The attempt ran the method but no longer owned the record when it tried to complete it:
+ * its lease expired and another attempt took over (a "zombie"). The result of this
  * attempt was not stored, so the successor's result stands. Downstream writes should be
- * fenced with {@link IdempotencyContext#fence()} so that the zombie's effects are
- * refused as well.
+ * fenced with {@link IdempotencyContext#fence()} so that the zombie's effects are refused
+ * as well.
  */
 public class IdempotencyLockLostException extends IdempotencyException {
 

@@ -1,10 +1,10 @@
 package dev.idempotency;
 
 /**
- * A duplicate found the operation completed, but its result cannot be replayed: it
- * could not be encoded or exceeded {@code idempotency.max-result-size} when it was
- * stored, or the stored bytes no longer decode to the method's return type. The method
- * did not run again.
+ * A duplicate found the operation completed, but its result cannot be replayed: it could
+ * not be encoded or exceeded {@code idempotency.max-result-size} when it was stored, or
+ * the stored bytes no longer decode to the method's return type. The method did not run
+ * again.
  */
 public class IdempotencyReplayException extends IdempotencyException {
 

@@ -17,10 +17,10 @@ import java.lang.annotation.Target;
  * that replaced it. When the method throws, the record is released so that the next
  * delivery runs it again, and the exception reaches the caller unchanged.
  * <p>
- * On a type, every public method is idempotent, each under its own {@link #name()}.
- * Every duration attribute accepts {@code "30s"}, ISO-8601 ({@code "PT5M"}) and
- * {@code ${...}} placeholders; an empty value falls back to the {@code idempotency.*}
- * property, and {@code idempotency.operations.<name>.*} overrides both.
+ * On a type, every public method is idempotent, each under its own {@link #name()}. Every
+ * duration attribute accepts {@code "30s"}, ISO-8601 ({@code "PT5M"}) and {@code ${...}}
+ * placeholders; an empty value falls back to the {@code idempotency.*} property, and
+ * {@code idempotency.operations.<name>.*} overrides both.
  *
  * @see IdempotentExecutor
  * @see IdempotencyContext
@@ -50,9 +50,9 @@ public @interface Idempotent {
 	String name() default "";
 
 	/**
-	 * Lease of an in-progress attempt. The lease is renewed while the method runs, so
-	 * it bounds how long a crashed attempt blocks its key, not how long the method may
-	 * take. Empty falls back to {@code idempotency.lock-timeout}.
+	 * Lease of an in-progress attempt. The lease is renewed while the method runs, so it
+	 * bounds how long a crashed attempt blocks its key, not how long the method may take.
+	 * Empty falls back to {@code idempotency.lock-timeout}.
 	 * @return the lock timeout, such as {@code "30s"}
 	 */
 	String lockTimeout() default "";

@@ -33,8 +33,8 @@ public interface IdempotentExecutor {
 	}
 
 	/**
-	 * Run the action once for the key, or return the result stored by the first run,
-	 * for a generic result type.
+	 * Run the action once for the key, or return the result stored by the first run, for
+	 * a generic result type.
 	 * @param <T> the result type
 	 * @param name the operation name
 	 * @param key the idempotency key; its {@code toString()} is used

@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.ResolvableType;
 
 /**
- * Encodes results to bytes for storage and decodes them for replay, always to a
- * declared type: a stored value can never choose the class it is decoded to.
+ * Encodes results to bytes for storage and decodes them for replay, always to a declared
+ * type: a stored value can never choose the class it is decoded to.
  */
 public interface ResultCodec {
 
@@ -15,8 +15,8 @@ public interface ResultCodec {
 	 * resolved, never per call.
 	 * @param type the declared (generic) result type
 	 * @return a codec for values of that type
-	 * @throws IllegalArgumentException when values of the type cannot be replayed
-	 * safely, such as {@code Object}
+	 * @throws IllegalArgumentException when values of the type cannot be replayed safely,
+	 * such as {@code Object}
 	 */
 	TypedCodec forType(ResolvableType type);
 

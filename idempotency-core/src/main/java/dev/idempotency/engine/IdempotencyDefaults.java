@@ -35,8 +35,8 @@ public record IdempotencyDefaults(OperationSettings settings, StoreFailurePolicy
 	}
 
 	/**
-	 * Resolve the settings of one operation with the documented precedence:
-	 * configuration for the operation, then the annotation, then the global defaults.
+	 * Resolve the settings of one operation with the documented precedence: configuration
+	 * for the operation, then the annotation, then the global defaults.
 	 * @param name the operation name
 	 * @param annotation what the annotation (or programmatic call) sets
 	 * @return the effective settings

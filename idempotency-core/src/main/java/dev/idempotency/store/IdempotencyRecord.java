@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param resultStored whether a replayable result is stored
  * @param expiresAt when the record expires, or {@code null} if it does not
  */
-public record IdempotencyRecord(RecordKey key, RecordState state, long fence, Instant startedAt,
-		Instant leaseExpiresAt, @Nullable Instant completedAt, boolean resultStored, @Nullable Instant expiresAt) {
+public record IdempotencyRecord(RecordKey key, RecordState state, long fence, Instant startedAt, Instant leaseExpiresAt,
+		@Nullable Instant completedAt, boolean resultStored, @Nullable Instant expiresAt) {
 
 }

@@ -8,14 +8,14 @@ import dev.idempotency.IdempotencyStoreException;
 /**
  * Atomic transitions of idempotency records: {@code IN_PROGRESS → COMPLETED | FAILED}.
  * <p>
- * Every method is atomic with respect to the others for the same key, and every
- * judgement of time (lease expiry, retention) is made on the store's clock. Transitions
- * that change an owned record ({@link #complete}, {@link #release}, {@link #renew})
- * succeed only for the owner token and fence that acquired it, and are idempotent for
- * that owner: re-sending a transition that already took effect succeeds again.
+ * Every method is atomic with respect to the others for the same key, and every judgement
+ * of time (lease expiry, retention) is made on the store's clock. Transitions that change
+ * an owned record ({@link #complete}, {@link #release}, {@link #renew}) succeed only for
+ * the owner token and fence that acquired it, and are idempotent for that owner:
+ * re-sending a transition that already took effect succeeds again.
  * <p>
- * Every failure of the underlying client, and any value under a record's key that is
- * not a record written by this store, is reported as {@link IdempotencyStoreException}.
+ * Every failure of the underlying client, and any value under a record's key that is not
+ * a record written by this store, is reported as {@link IdempotencyStoreException}.
  * Implementations are thread-safe.
  */
 public interface IdempotencyStore {
@@ -50,8 +50,8 @@ public interface IdempotencyStore {
 	 * @param owner the owner token given to {@link #acquire}
 	 * @param fence the fence returned by {@link #acquire}
 	 * @param retention how long to keep the fence
-	 * @return {@code true} if released (or already released by this owner),
-	 * {@code false} if ownership was lost
+	 * @return {@code true} if released (or already released by this owner), {@code false}
+	 * if ownership was lost
 	 * @throws IdempotencyStoreException when the store fails
 	 */
 	boolean release(RecordKey key, String owner, long fence, Duration retention);
