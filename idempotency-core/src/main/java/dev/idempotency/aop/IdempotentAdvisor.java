@@ -1,0 +1,64 @@
+package dev.idempotency.aop;
+
+import java.lang.reflect.Method;
+import java.util.function.Supplier;
+
+import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.codec.PayloadFingerprinter;
+import dev.idempotency.engine.IdempotencyEngine;
+
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.expression.BeanResolver;
+
+/**
+ * Advisor that makes {@code @Idempotent} methods idempotent. Its order decides whether it
+ * runs outside or inside other advice such as {@code @Transactional}: outside (a lower
+ * order value), the record completes only after the transaction commits.
+ */
+public class IdempotentAdvisor extends AbstractPointcutAdvisor {
+
+	private final transient IdempotentOperationSource operations;
+
+	private final transient IdempotentInterceptor interceptor;
+
+	private final transient Pointcut pointcut = new IdempotentPointcut();
+
+	/**
+	 * Create an advisor.
+	 * @param operations the source of operation metadata
+	 * @param engine the engine that runs the calls, looked up on the first call so that
+	 * the store is not created while proxies are
+	 * @param fingerprinter the fingerprinter of payloads, looked up on the first call
+	 * @param beanResolver resolver of {@code @bean} references in expressions, or
+	 * {@code null}
+	 */
+	public IdempotentAdvisor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
+			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
+		this.operations = operations;
+		this.interceptor = new IdempotentInterceptor(operations, engine, fingerprinter, beanResolver);
+	}
+
+	@Override
+	public Pointcut getPointcut() {
+		return this.pointcut;
+	}
+
+	@Override
+	public Advice getAdvice() {
+		return this.interceptor;
+	}
+
+	private final class IdempotentPointcut extends StaticMethodMatcherPointcut {
+
+		@Override
+		public boolean matches(Method method, Class<?> targetClass) {
+			return IdempotentAdvisor.this.operations.getOperation(method, targetClass) != null;
+		}
+
+	}
+
+}

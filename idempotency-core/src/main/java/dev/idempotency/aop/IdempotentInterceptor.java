@@ -1,0 +1,76 @@
+package dev.idempotency.aop;
+
+import java.lang.reflect.Method;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.codec.PayloadFingerprinter;
+import dev.idempotency.engine.IdempotencyEngine;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Runs {@code @Idempotent} methods through the engine: evaluates the key and payload
+ * expressions of the call and hands the invocation over.
+ */
+final class IdempotentInterceptor implements MethodInterceptor {
+
+	private final IdempotentOperationSource operations;
+
+	private final SingletonSupplier<IdempotencyEngine> engine;
+
+	private final SingletonSupplier<PayloadFingerprinter> fingerprinter;
+
+	private final @Nullable BeanResolver beanResolver;
+
+	IdempotentInterceptor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
+			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
+		this.operations = operations;
+		this.engine = SingletonSupplier.of(engine);
+		this.fingerprinter = SingletonSupplier.of(fingerprinter);
+		this.beanResolver = beanResolver;
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		Method method = invocation.getMethod();
+		IdempotentOperation operation = (target != null)
+				? this.operations.getOperation(method, AopProxyUtils.ultimateTargetClass(target)) : null;
+		if (operation == null) {
+			return invocation.proceed();
+		}
+		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
+		Object key = evaluate(operation, "key", operation.keyExpression(), operation.key(), context);
+		Expression payload = operation.payload();
+		byte[] fingerprint = null;
+		if (payload != null) {
+			String payloadExpression = operation.payloadExpression();
+			fingerprint = this.fingerprinter.obtain()
+				.fingerprint(evaluate(operation, "payload", payloadExpression, payload, context));
+		}
+		return this.engine.obtain().execute(operation.operation(), key, fingerprint, invocation::proceed);
+	}
+
+	private static @Nullable Object evaluate(IdempotentOperation operation, String attribute, @Nullable String text,
+			Expression expression, EvaluationContext context) {
+		try {
+			return expression.getValue(context);
+		}
+		catch (EvaluationException ex) {
+			throw new IdempotencyKeyException("Could not evaluate " + attribute + " expression '" + text
+					+ "' of operation '" + operation.name() + "' on " + ExpressionParsing.describe(operation.method())
+					+ "; the method was not called: " + ex.getMessage(), ex);
+		}
+	}
+
+}

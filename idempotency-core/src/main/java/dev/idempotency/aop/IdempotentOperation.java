@@ -1,0 +1,43 @@
+package dev.idempotency.aop;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.engine.Operation;
+
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+
+/**
+ * An {@code @Idempotent} method resolved once: its parsed expressions and the engine
+ * operation with its effective settings and result codec.
+ *
+ * @param method the annotated method, most specific for the target class
+ * @param targetClass the class of the bean it was resolved for
+ * @param keyExpression the key expression as written
+ * @param payloadExpression the payload expression as written, or {@code null}
+ * @param operation the engine operation
+ * @param key the parsed key expression
+ * @param payload the parsed payload expression, or {@code null}
+ * @param argumentIndexes argument positions by every name an expression may use
+ */
+public record IdempotentOperation(Method method, Class<?> targetClass, String keyExpression,
+		@Nullable String payloadExpression, Operation operation, Expression key, @Nullable Expression payload,
+		Map<String, Integer> argumentIndexes) {
+
+	/**
+	 * Return the operation name.
+	 * @return the name
+	 */
+	public String name() {
+		return this.operation.name();
+	}
+
+	EvaluationContext evaluationContext(Object target, Object[] args, @Nullable BeanResolver beanResolver) {
+		return new CallEvaluationContext(new KeyRoot(this.method, target, args), this.argumentIndexes, beanResolver);
+	}
+
+}

@@ -1,0 +1,228 @@
+package dev.idempotency.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.codec.ResultCodec;
+import dev.idempotency.codec.ResultCodec.TypedCodec;
+import dev.idempotency.engine.IdempotencyDefaults;
+import dev.idempotency.engine.Operation;
+import dev.idempotency.engine.OperationOverrides;
+import dev.idempotency.engine.OperationSettings;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Finds {@code @Idempotent} on methods (or their types) and resolves each once into an
+ * {@link IdempotentOperation}: expressions parsed and checked, settings resolved with
+ * their precedence, result codec prepared. Resolution happens when the pointcut first
+ * matches a bean, so a mistake fails the application context at startup.
+ */
+public class IdempotentOperationSource {
+
+	private static final String[] ASYNC_TYPES = { "java.util.concurrent.CompletionStage",
+			"org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow" };
+
+	private final IdempotencyDefaults defaults;
+
+	private final ResultCodec codec;
+
+	private final @Nullable StringValueResolver valueResolver;
+
+	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+	private final Map<MethodClassKey, Optional<IdempotentOperation>> cache = new ConcurrentHashMap<>();
+
+	private final Map<String, IdempotentOperation> byName = new ConcurrentHashMap<>();
+
+	/**
+	 * Create an operation source.
+	 * @param defaults global settings and per-operation overrides
+	 * @param codec the codec that prepares each operation's result type
+	 * @param valueResolver resolver of {@code ${...}} placeholders in annotation
+	 * attributes, or {@code null}
+	 */
+	public IdempotentOperationSource(IdempotencyDefaults defaults, ResultCodec codec,
+			@Nullable StringValueResolver valueResolver) {
+		this.defaults = defaults;
+		this.codec = codec;
+		this.valueResolver = valueResolver;
+	}
+
+	/**
+	 * Return the operation of a method called on a target class.
+	 * @param method the method, possibly from an interface
+	 * @param targetClass the class of the target bean
+	 * @return the operation, or {@code null} if the method is not idempotent
+	 * @throws IllegalStateException if the annotation is invalid
+	 */
+	public @Nullable IdempotentOperation getOperation(Method method, @Nullable Class<?> targetClass) {
+		if (method.getDeclaringClass() == Object.class) {
+			return null;
+		}
+		return this.cache
+			.computeIfAbsent(new MethodClassKey(method, targetClass),
+					(key) -> Optional.ofNullable(resolve(method, targetClass)))
+			.orElse(null);
+	}
+
+	/**
+	 * Return every operation resolved so far, by name.
+	 * @return the operations
+	 */
+	public Collection<IdempotentOperation> getOperations() {
+		return Collections.unmodifiableCollection(this.byName.values());
+	}
+
+	private @Nullable IdempotentOperation resolve(Method method, @Nullable Class<?> targetClass) {
+		Class<?> userClass = (targetClass != null) ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
+		Method specific = AopUtils.getMostSpecificMethod(method, userClass);
+		if (Modifier.isStatic(specific.getModifiers())) {
+			return null;
+		}
+		Idempotent annotation = findMethodAnnotation(specific, method);
+		boolean onType = false;
+		if (annotation == null && Modifier.isPublic(specific.getModifiers())) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(userClass, Idempotent.class);
+			onType = true;
+		}
+		if (annotation == null) {
+			return null;
+		}
+		String name = name(annotation, onType, userClass, specific);
+		Map<String, Integer> indexes = argumentIndexes(specific);
+		boolean namesKnown = this.parameterNames.getParameterNames(specific) != null;
+		Expression key = ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
+		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload() : null;
+		Expression payload = (payloadText != null)
+				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
+		OperationSettings settings = settings(name, annotation, specific);
+		TypedCodec typedCodec = codecFor(specific, userClass);
+		Operation operation = new Operation(name, settings, typedCodec,
+				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific));
+		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
+				operation, key, payload, indexes);
+		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
+		if (clash != null && !clash.method().equals(specific)) {
+			throw new IllegalStateException("@Idempotent name '" + name + "' is used by both "
+					+ ExpressionParsing.describe(clash.method()) + " and " + ExpressionParsing.describe(specific)
+					+ ": give one of them another name, or their keys would collide");
+		}
+		return resolved;
+	}
+
+	private static @Nullable Idempotent findMethodAnnotation(Method specific, Method method) {
+		Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(specific, Idempotent.class);
+		if (annotation == null && specific != method) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+		}
+		return annotation;
+	}
+
+	// A name given on a type is shared by its methods, so each method adds its own name.
+	private static String name(Idempotent annotation, boolean onType, Class<?> userClass, Method method) {
+		if (!StringUtils.hasText(annotation.name())) {
+			return userClass.getSimpleName() + "." + method.getName();
+		}
+		return onType ? annotation.name() + "." + method.getName() : annotation.name();
+	}
+
+	private Map<String, Integer> argumentIndexes(Method method) {
+		Map<String, Integer> indexes = new HashMap<>();
+		String[] names = this.parameterNames.getParameterNames(method);
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			indexes.put("p" + i, i);
+			indexes.put("a" + i, i);
+			if (names != null) {
+				indexes.put(names[i], i);
+			}
+		}
+		return Map.copyOf(indexes);
+	}
+
+	private OperationSettings settings(String name, Idempotent annotation, Method method) {
+		OperationOverrides annotated = new OperationOverrides(duration("lockTimeout", annotation.lockTimeout(), method),
+				duration("retention", annotation.retention(), method), annotation.onInProgress(),
+				duration("waitTimeout", annotation.waitTimeout(), method));
+		try {
+			return this.defaults.resolve(name, annotated);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("Invalid settings of @Idempotent operation '" + name + "' on "
+					+ ExpressionParsing.describe(method) + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private @Nullable Duration duration(String attribute, String value, Method method) {
+		if (!StringUtils.hasText(value)) {
+			return null;
+		}
+		String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(value) : value;
+		if (!StringUtils.hasText(resolved)) {
+			return null;
+		}
+		try {
+			return Durations.parse(resolved);
+		}
+		catch (IllegalArgumentException ex) {
+			throw ExpressionParsing.invalid(attribute, value, method, ex.getMessage(), ex);
+		}
+	}
+
+	private @Nullable TypedCodec codecFor(Method method, Class<?> userClass) {
+		ResolvableType type = ResolvableType.forMethodReturnType(method, userClass);
+		Class<?> raw = type.toClass();
+		if (raw == void.class || raw == Void.class) {
+			return null;
+		}
+		for (String asyncType : ASYNC_TYPES) {
+			if (isAssignable(asyncType, raw)) {
+				throw unsupported(method, "asynchronous return types (" + raw.getSimpleName()
+						+ ") are not supported yet: return the value itself");
+			}
+		}
+		if (Future.class.isAssignableFrom(raw)) {
+			throw unsupported(method, "a Future cannot be replayed: return the value itself");
+		}
+		try {
+			return this.codec.forType(type);
+		}
+		catch (IllegalArgumentException ex) {
+			throw unsupported(method, ex.getMessage());
+		}
+	}
+
+	private static boolean isAssignable(String className, Class<?> type) {
+		ClassLoader loader = type.getClassLoader();
+		if (!ClassUtils.isPresent(className, loader)) {
+			return false;
+		}
+		return ClassUtils.resolveClassName(className, loader).isAssignableFrom(type);
+	}
+
+	private static IllegalStateException unsupported(Method method, @Nullable String reason) {
+		return new IllegalStateException(
+				"Invalid return type of @Idempotent method " + ExpressionParsing.describe(method) + ": " + reason);
+	}
+
+}

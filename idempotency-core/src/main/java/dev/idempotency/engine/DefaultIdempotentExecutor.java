@@ -1,0 +1,87 @@
+package dev.idempotency.engine;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.IdempotentExecutor;
+import dev.idempotency.codec.PayloadFingerprinter;
+import dev.idempotency.codec.ResultCodec;
+
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.core.ResolvableType;
+import org.springframework.util.Assert;
+
+/**
+ * {@link IdempotentExecutor} over an {@link IdempotencyEngine}. Operations are resolved
+ * once per name and result type and cached.
+ */
+public final class DefaultIdempotentExecutor implements IdempotentExecutor {
+
+	private final IdempotencyEngine engine;
+
+	private final ResultCodec codec;
+
+	private final PayloadFingerprinter fingerprinter;
+
+	private final Map<OperationKey, Operation> operations = new ConcurrentHashMap<>();
+
+	/**
+	 * Create an executor.
+	 * @param engine the engine to run calls with
+	 * @param codec the codec of results
+	 * @param fingerprinter the fingerprinter of payloads
+	 */
+	public DefaultIdempotentExecutor(IdempotencyEngine engine, ResultCodec codec, PayloadFingerprinter fingerprinter) {
+		this.engine = engine;
+		this.codec = codec;
+		this.fingerprinter = fingerprinter;
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public <T> @Nullable T execute(String name, Object key, @Nullable Object payload,
+			ParameterizedTypeReference<T> resultType, Supplier<T> action) {
+		Assert.notNull(action, "'action' must not be null");
+		Operation operation = operation(name, ResolvableType.forType(resultType));
+		byte[] fingerprint = (payload != null) ? this.fingerprinter.fingerprint(payload) : null;
+		return (T) call(operation, key, fingerprint, action::get);
+	}
+
+	@Override
+	public void run(String name, Object key, Runnable action) {
+		Assert.notNull(action, "'action' must not be null");
+		call(operation(name, ResolvableType.NONE), key, null, () -> {
+			action.run();
+			return null;
+		});
+	}
+
+	private @Nullable Object call(Operation operation, Object key, byte @Nullable [] fingerprint,
+			Invocation invocation) {
+		try {
+			return this.engine.execute(operation, key, fingerprint, invocation);
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException("Unexpected checked exception from an idempotent action", ex);
+		}
+	}
+
+	private Operation operation(String name, ResolvableType type) {
+		Assert.hasText(name, "'name' must not be empty");
+		return this.operations.computeIfAbsent(new OperationKey(name, type), (key) -> {
+			OperationSettings settings = this.engine.getDefaults().resolve(name, OperationOverrides.NONE);
+			ResultCodec.TypedCodec typed = (type == ResolvableType.NONE) ? null : this.codec.forType(type);
+			return new Operation(name, settings, typed, "the key given to IdempotentExecutor");
+		});
+	}
+
+	private record OperationKey(String name, ResolvableType type) {
+	}
+
+}

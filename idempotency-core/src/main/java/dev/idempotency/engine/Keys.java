@@ -1,0 +1,42 @@
+package dev.idempotency.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import dev.idempotency.IdempotencyKeyException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns an evaluated key into the stored one.
+ */
+final class Keys {
+
+	private Keys() {
+	}
+
+	static String normalize(Operation operation, @Nullable Object raw, int maxLength) {
+		if (raw == null) {
+			throw new IdempotencyKeyException("Key of operation '" + operation.name() + "' is null (from "
+					+ operation.keySource() + "); the method was not called");
+		}
+		String key = raw.toString();
+		if (key == null || key.isBlank()) {
+			throw new IdempotencyKeyException("Key of operation '" + operation.name() + "' is blank (from "
+					+ operation.keySource() + "); the method was not called");
+		}
+		return (key.length() > maxLength) ? sha256Hex(key) : key;
+	}
+
+	static String sha256Hex(String value) {
+		try {
+			MessageDigest digest = MessageDigest.getInstance("SHA-256");
+			return HexFormat.of().formatHex(digest.digest(value.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required of every Java platform", ex);
+		}
+	}
+
+}
