@@ -1,0 +1,168 @@
+package dev.idempotency.store.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.IdempotencyRecord;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.StoredResult;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.util.Assert;
+
+/**
+ * {@link IdempotencyStore} on Redis: each transition is one Lua script, run atomically on
+ * the record's single key in one round trip, so it works unchanged on Redis Cluster.
+ * <p>
+ * A record is one Redis STRING under {@code keyPrefix + name + ":" + key}, holding a
+ * MessagePack sequence described in {@code record.lua}. Leases and expiry are judged on
+ * the Redis server's clock ({@code TIME}), never on the callers'. Bodies and fingerprints
+ * travel as raw bytes in both directions.
+ * <p>
+ * Every client failure is reported as {@link IdempotencyStoreException} with the client's
+ * exception as its cause. A value under a record's key that this store did not write
+ * (another type, or a string that is not a record) is reported the same way and left
+ * untouched; {@link #evict} deletes it.
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+
+	private static final String CORRUPT_ERROR = "IDEMPOTENCY_CORRUPT";
+
+	private static final byte[] NONE = {};
+
+	private static final long TRUE = 1L;
+
+	private final RedisTemplate<byte[], byte[]> template;
+
+	private final RedisScripts scripts;
+
+	private final String keyPrefix;
+
+	private final byte[] keyPrefixBytes;
+
+	/**
+	 * Create a store.
+	 * @param connectionFactory the Redis connections to use; connections are opened
+	 * lazily, on the first transition
+	 * @param keyPrefix prefix of every Redis key, such as {@code idempotency:}
+	 */
+	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
+		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
+		Assert.notNull(keyPrefix, "'keyPrefix' must not be null");
+		this.template = RawRedisTemplate.create(connectionFactory);
+		this.scripts = RedisScripts.load();
+		this.keyPrefix = keyPrefix;
+		this.keyPrefixBytes = keyPrefix.getBytes(StandardCharsets.UTF_8);
+	}
+
+	@Override
+	public AcquireResult acquire(RecordKey key, AcquireRequest request) {
+		byte[] fingerprint = request.fingerprint();
+		List<Object> reply = execute("acquire", key, this.scripts.acquire(), utf8(request.owner()),
+				number(request.lease().toMillis()), number(request.retention().toMillis()),
+				(fingerprint != null) ? fingerprint : NONE);
+		return RedisReplies.acquireResult(reply);
+	}
+
+	@Override
+	public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+		String reason = result.unreplayableReason();
+		return TRUE == execute("complete", key, this.scripts.complete(), utf8(owner), number(fence),
+				millis(retention, "retention"), result.body(), (reason != null) ? utf8(reason) : NONE);
+	}
+
+	@Override
+	public boolean release(RecordKey key, String owner, long fence, Duration retention) {
+		return TRUE == execute("release", key, this.scripts.release(), utf8(owner), number(fence),
+				millis(retention, "retention"));
+	}
+
+	@Override
+	public boolean renew(RecordKey key, String owner, long fence, Duration lease) {
+		return TRUE == execute("renew", key, this.scripts.renew(), utf8(owner), number(fence), millis(lease, "lease"));
+	}
+
+	@Override
+	public Optional<IdempotencyRecord> read(RecordKey key) {
+		return RedisReplies.record(key, execute("read", key, this.scripts.read()));
+	}
+
+	@Override
+	public boolean evict(RecordKey key) {
+		byte[] redisKey = redisKey(key);
+		return Boolean.TRUE.equals(translate("evict", key, () -> this.template.delete(redisKey)));
+	}
+
+	@Override
+	public String type() {
+		return "redis";
+	}
+
+	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {
+		List<byte[]> keys = Collections.singletonList(redisKey(key));
+		T reply = translate(operation, key, () -> this.template.execute(script, RawRedisTemplate.BYTES,
+				RawRedisTemplate.resultSerializer(), keys, (Object[]) args));
+		Assert.state(reply != null, () -> "No reply from Redis to " + operation);
+		return reply;
+	}
+
+	private <T> @Nullable T translate(String operation, RecordKey key, Supplier<@Nullable T> call) {
+		try {
+			return call.get();
+		}
+		catch (RuntimeException ex) {
+			String redisKey = this.keyPrefix + key.name() + ":" + key.key();
+			if (isCorrupt(ex)) {
+				throw new IdempotencyStoreException("Value under Redis key '" + redisKey
+						+ "' is not an idempotency record; evict it or use another key prefix", ex);
+			}
+			throw new IdempotencyStoreException(
+					"Redis failed to " + operation + " the idempotency record under key '" + redisKey + "'", ex);
+		}
+	}
+
+	private static boolean isCorrupt(Throwable ex) {
+		for (Throwable candidate = ex; candidate != null; candidate = candidate.getCause()) {
+			String message = candidate.getMessage();
+			if (message != null && message.startsWith(CORRUPT_ERROR)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private byte[] redisKey(RecordKey key) {
+		byte[] id = (key.name() + ":" + key.key()).getBytes(StandardCharsets.UTF_8);
+		byte[] redisKey = new byte[this.keyPrefixBytes.length + id.length];
+		System.arraycopy(this.keyPrefixBytes, 0, redisKey, 0, this.keyPrefixBytes.length);
+		System.arraycopy(id, 0, redisKey, this.keyPrefixBytes.length, id.length);
+		return redisKey;
+	}
+
+	private static byte[] millis(Duration duration, String name) {
+		long millis = duration.toMillis();
+		Assert.isTrue(millis > 0, () -> "'" + name + "' must be at least one millisecond");
+		return number(millis);
+	}
+
+	private static byte[] number(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static byte[] utf8(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+}

@@ -1,0 +1,41 @@
+-- acquire: take ownership of a record, or report why not.
+--
+-- KEYS[1]  the record
+-- ARGV[1]  owner token of the new attempt
+-- ARGV[2]  lease, ms
+-- ARGV[3]  retention, ms
+-- ARGV[4]  payload fingerprint, "" when none
+--
+-- Reply:
+--   {1, fence, takeover}         acquired; takeover 1 when an expired attempt was replaced
+--   {2, fence, remaining}        another attempt holds a live lease for remaining ms
+--   {3, fence, body, reason}     completed; reason "" when the body can be replayed
+--   {4}                          the record has another fingerprint; nothing changed
+--   error IDEMPOTENCY_CORRUPT    the value under the key is not a record
+
+local rec = decode(KEYS[1])
+if rec == false then
+	return corrupt()
+end
+local t = now()
+local lease, retention, fp = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local fence, takeover = 1, 0
+if rec then
+	-- A failed attempt left no effect behind, so any payload may run in its place.
+	if rec.state ~= FAILED and fp ~= '' and rec.fp ~= '' and fp ~= rec.fp then
+		return { 4 }
+	end
+	if rec.state == COMPLETED then
+		return { 3, rec.fence, rec.body, rec.reason }
+	end
+	if rec.state == IN_PROGRESS then
+		if rec.lease > t then
+			return { 2, rec.fence, rec.lease - t }
+		end
+		takeover = 1
+	end
+	fence = rec.fence + 1
+end
+redis.call('SET', KEYS[1], encode(IN_PROGRESS, fence, ARGV[1], t, t + lease, 0, fp, '', ''),
+	'PX', math.max(lease, retention))
+return { 1, fence, takeover }

@@ -1,0 +1,33 @@
+-- complete: store the outcome of an owned attempt and mark the record COMPLETED.
+--
+-- KEYS[1]  the record
+-- ARGV[1]  owner token
+-- ARGV[2]  fence
+-- ARGV[3]  retention, ms
+-- ARGV[4]  body, raw bytes
+-- ARGV[5]  why the result cannot be replayed, "" when it can
+--
+-- Reply:
+--   1                            completed, now or earlier by this very owner and fence
+--   0                            ownership was lost (missing, other owner or fence, failed)
+--   error IDEMPOTENCY_CORRUPT    the value under the key is not a record
+
+local rec = decode(KEYS[1])
+if rec == false then
+	return corrupt()
+end
+if not rec or rec.owner ~= ARGV[1] or rec.fence ~= tonumber(ARGV[2]) then
+	return 0
+end
+-- A client that re-sends after a reconnect finds its own completion: that is success.
+if rec.state == COMPLETED then
+	return 1
+end
+if rec.state ~= IN_PROGRESS then
+	return 0
+end
+-- No lease check: an owner whose lease ran out is still the owner until someone takes over.
+redis.call('SET', KEYS[1],
+	encode(COMPLETED, rec.fence, rec.owner, rec.started, rec.lease, now(), rec.fp, ARGV[5], ARGV[4]),
+	'PX', ARGV[3])
+return 1

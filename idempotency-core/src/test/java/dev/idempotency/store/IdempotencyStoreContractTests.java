@@ -1,0 +1,465 @@
+package dev.idempotency.store;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import dev.idempotency.store.AcquireResult.Acquired;
+import dev.idempotency.store.AcquireResult.Completed;
+import dev.idempotency.store.AcquireResult.InProgress;
+import dev.idempotency.store.AcquireResult.KeyReused;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * The contract every {@link IdempotencyStore} fulfils. A store's tests extend this class
+ * and create the store; every test uses keys of its own, so a shared store is fine.
+ */
+public abstract class IdempotencyStoreContractTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static final Duration RETENTION = Duration.ofMinutes(10);
+
+	private static final Duration SHORT = Duration.ofMillis(150);
+
+	private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+	private static final byte[] FINGERPRINT_A = bytes("fingerprint-a");
+
+	private static final byte[] FINGERPRINT_B = bytes("fingerprint-b");
+
+	private IdempotencyStore store;
+
+	private RecordKey key;
+
+	/**
+	 * Create the store under test; called before each test.
+	 * @return the store
+	 */
+	protected abstract IdempotencyStore createStore();
+
+	@BeforeEach
+	void createStoreAndKey() {
+		this.store = createStore();
+		this.key = newKey();
+	}
+
+	/**
+	 * Return the store of the running test.
+	 * @return the store
+	 */
+	protected final IdempotencyStore store() {
+		return this.store;
+	}
+
+	/**
+	 * Return a key no other test uses.
+	 * @return a random key
+	 */
+	protected static RecordKey newKey() {
+		return new RecordKey("contract", UUID.randomUUID().toString());
+	}
+
+	/**
+	 * Return a request with a long lease and retention and no fingerprint.
+	 * @param owner the owner token
+	 * @return the request
+	 */
+	protected static AcquireRequest request(String owner) {
+		return new AcquireRequest(owner, LEASE, RETENTION, null);
+	}
+
+	@Test
+	void newKeyIsAcquiredWithFenceOne() {
+		assertThat(this.store.acquire(this.key, request("a"))).isEqualTo(new Acquired(1, false));
+	}
+
+	@Test
+	void completedResultIsReplayedWithExactBytes() {
+		byte[] body = new byte[512];
+		for (int i = 0; i < body.length; i++) {
+			body[i] = (byte) i;
+		}
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(body.clone()), RETENTION)).isTrue();
+		Completed completed = (Completed) this.store.acquire(this.key, request("b"));
+		assertThat(completed.fence()).isEqualTo(1);
+		assertThat(completed.result().body()).isEqualTo(body);
+		assertThat(completed.result().isReplayable()).isTrue();
+	}
+
+	@Test
+	void emptyBodyIsReplayed() {
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.of(new byte[0]), RETENTION);
+		Completed completed = (Completed) this.store.acquire(this.key, request("b"));
+		assertThat(completed.result().body()).isEmpty();
+		assertThat(completed.result().isReplayable()).isTrue();
+	}
+
+	@Test
+	void unreplayableReasonIsReplayed() {
+		String reason = "result of 2 MB exceeds max-result-size 1 MB — ünïcødé";
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.unreplayable(reason), RETENTION);
+		Completed completed = (Completed) this.store.acquire(this.key, request("b"));
+		assertThat(completed.result().isReplayable()).isFalse();
+		assertThat(completed.result().unreplayableReason()).isEqualTo(reason);
+		assertThat(completed.result().body()).isEmpty();
+	}
+
+	@Test
+	void concurrentAcquiresHaveExactlyOneWinner() throws Exception {
+		int threads = 32;
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			CountDownLatch ready = new CountDownLatch(threads);
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<AcquireResult>> futures = new ArrayList<>();
+			for (int i = 0; i < threads; i++) {
+				String owner = "owner-" + i;
+				futures.add(executor.submit(() -> {
+					ready.countDown();
+					start.await();
+					return this.store.acquire(this.key, request(owner));
+				}));
+			}
+			assertThat(ready.await(10, TimeUnit.SECONDS)).isTrue();
+			start.countDown();
+			List<AcquireResult> results = new ArrayList<>();
+			for (Future<AcquireResult> future : futures) {
+				results.add(future.get(10, TimeUnit.SECONDS));
+			}
+			assertThat(results).filteredOn(Acquired.class::isInstance).containsExactly(new Acquired(1, false));
+			assertThat(results).filteredOn(InProgress.class::isInstance)
+				.hasSize(threads - 1)
+				.allSatisfy((result) -> assertThat(((InProgress) result).fence()).isEqualTo(1));
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void liveLeaseIsReportedAsInProgressWithRemainingLease() {
+		this.store.acquire(this.key, request("a"));
+		InProgress inProgress = (InProgress) this.store.acquire(this.key, request("b"));
+		assertThat(inProgress.fence()).isEqualTo(1);
+		assertThat(inProgress.leaseRemaining()).isPositive().isLessThanOrEqualTo(LEASE);
+	}
+
+	@Test
+	void expiredLeaseIsTakenOverWithNextFence() {
+		this.store.acquire(this.key, new AcquireRequest("a", SHORT, RETENTION, null));
+		AcquireResult takeover = poll(() -> this.store.acquire(this.key, request("b")),
+				(result) -> !(result instanceof InProgress));
+		assertThat(takeover).isEqualTo(new Acquired(2, true));
+		assertThat(this.store.acquire(this.key, request("c"))).isInstanceOf(InProgress.class);
+	}
+
+	@Test
+	void staleOwnerLosesEveryTransitionAfterTakeover() {
+		this.store.acquire(this.key, new AcquireRequest("zombie", SHORT, RETENTION, null));
+		poll(() -> this.store.acquire(this.key, request("successor")), Acquired.class::isInstance);
+		assertThat(this.store.renew(this.key, "zombie", 1, LEASE)).isFalse();
+		assertThat(this.store.complete(this.key, "zombie", 1, StoredResult.of(bytes("zombie")), RETENTION)).isFalse();
+		assertThat(this.store.release(this.key, "zombie", 1, RETENTION)).isFalse();
+		assertThat(this.store.complete(this.key, "successor", 2, StoredResult.of(bytes("successor")), RETENTION))
+			.isTrue();
+		assertThat(this.store.complete(this.key, "zombie", 1, StoredResult.of(bytes("zombie")), RETENTION)).isFalse();
+		assertThat(this.store.release(this.key, "zombie", 1, RETENTION)).isFalse();
+		Completed completed = (Completed) this.store.acquire(this.key, request("c"));
+		assertThat(completed.fence()).isEqualTo(2);
+		assertThat(completed.result().body()).isEqualTo(bytes("successor"));
+	}
+
+	@Test
+	void ownerCompletesAfterItsLeaseRanOutWhileNobodyTookOver() {
+		this.store.acquire(this.key, new AcquireRequest("a", SHORT, RETENTION, null));
+		awaitStoreTime(SHORT);
+		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("late")), RETENTION)).isTrue();
+		assertThat(this.store.acquire(this.key, request("b"))).isInstanceOf(Completed.class);
+	}
+
+	@Test
+	void transitionsOfAnotherOwnerOrFenceFail() {
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.complete(this.key, "b", 1, StoredResult.of(bytes("x")), RETENTION)).isFalse();
+		assertThat(this.store.complete(this.key, "a", 2, StoredResult.of(bytes("x")), RETENTION)).isFalse();
+		assertThat(this.store.release(this.key, "b", 1, RETENTION)).isFalse();
+		assertThat(this.store.release(this.key, "a", 2, RETENTION)).isFalse();
+		assertThat(this.store.renew(this.key, "b", 1, LEASE)).isFalse();
+		assertThat(this.store.renew(this.key, "a", 2, LEASE)).isFalse();
+		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+	}
+
+	@Test
+	void transitionsOfMissingRecordFail() {
+		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isFalse();
+		assertThat(this.store.release(this.key, "a", 1, RETENTION)).isFalse();
+		assertThat(this.store.renew(this.key, "a", 1, LEASE)).isFalse();
+		assertThat(this.store.read(this.key)).isEmpty();
+	}
+
+	@Test
+	void renewExtendsLeaseBeyondTheOriginalOne() {
+		this.store.acquire(this.key, new AcquireRequest("a", SHORT, SHORT, null));
+		assertThat(this.store.renew(this.key, "a", 1, Duration.ofSeconds(5))).isTrue();
+		awaitStoreTime(SHORT.multipliedBy(2));
+		InProgress inProgress = (InProgress) this.store.acquire(this.key, request("b"));
+		assertThat(inProgress.fence()).isEqualTo(1);
+		assertThat(inProgress.leaseRemaining()).isGreaterThan(Duration.ofSeconds(3));
+		IdempotencyRecord record = this.store.read(this.key).orElseThrow();
+		assertThat(record.expiresAt()).isAfter(record.startedAt().plusSeconds(3));
+	}
+
+	@Test
+	void renewOfCompletedOrFailedRecordFails() {
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION);
+		assertThat(this.store.renew(this.key, "a", 1, LEASE)).isFalse();
+		RecordKey other = newKey();
+		this.store.acquire(other, request("a"));
+		this.store.release(other, "a", 1, RETENTION);
+		assertThat(this.store.renew(other, "a", 1, LEASE)).isFalse();
+	}
+
+	@Test
+	void releaseMarksFailedAndNextAcquireGetsNextFence() {
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.release(this.key, "a", 1, RETENTION)).isTrue();
+		IdempotencyRecord failed = this.store.read(this.key).orElseThrow();
+		assertThat(failed.state()).isEqualTo(RecordState.FAILED);
+		assertThat(failed.fence()).isEqualTo(1);
+		assertThat(this.store.acquire(this.key, request("b"))).isEqualTo(new Acquired(2, false));
+		assertThat(this.store.release(this.key, "b", 2, RETENTION)).isTrue();
+		assertThat(this.store.acquire(this.key, request("c"))).isEqualTo(new Acquired(3, false));
+	}
+
+	@Test
+	void completeIsIdempotentForTheSameOwner() {
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("first")), RETENTION)).isTrue();
+		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("second")), RETENTION)).isTrue();
+		Completed completed = (Completed) this.store.acquire(this.key, request("b"));
+		assertThat(completed.result().body()).isEqualTo(bytes("first"));
+		assertThat(this.store.release(this.key, "a", 1, RETENTION)).isFalse();
+	}
+
+	@Test
+	void releaseIsIdempotentForTheSameOwner() {
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.release(this.key, "a", 1, RETENTION)).isTrue();
+		assertThat(this.store.release(this.key, "a", 1, RETENTION)).isTrue();
+		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isFalse();
+		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.FAILED);
+	}
+
+	@Test
+	void differentFingerprintOfCompletedRecordIsKeyReuseAndChangesNothing() {
+		this.store.acquire(this.key, withFingerprint("a", FINGERPRINT_A));
+		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION);
+		IdempotencyRecord before = this.store.read(this.key).orElseThrow();
+		assertThat(this.store.acquire(this.key, withFingerprint("b", FINGERPRINT_B))).isEqualTo(new KeyReused());
+		IdempotencyRecord after = this.store.read(this.key).orElseThrow();
+		assertThat(after).usingRecursiveComparison().ignoringFields("expiresAt").isEqualTo(before);
+	}
+
+	@Test
+	void differentFingerprintOfRecordInProgressIsKeyReuse() {
+		this.store.acquire(this.key, withFingerprint("a", FINGERPRINT_A));
+		assertThat(this.store.acquire(this.key, withFingerprint("b", FINGERPRINT_B))).isEqualTo(new KeyReused());
+		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isTrue();
+	}
+
+	@Test
+	void differentFingerprintOfExpiredRecordInProgressIsKeyReuse() {
+		this.store.acquire(this.key, new AcquireRequest("a", SHORT, RETENTION, FINGERPRINT_A));
+		awaitStoreTime(SHORT);
+		assertThat(this.store.acquire(this.key, withFingerprint("b", FINGERPRINT_B))).isEqualTo(new KeyReused());
+		assertThat(this.store.acquire(this.key, withFingerprint("c", FINGERPRINT_A))).isEqualTo(new Acquired(2, true));
+	}
+
+	@Test
+	void sameFingerprintIsReplayed() {
+		this.store.acquire(this.key, withFingerprint("a", FINGERPRINT_A));
+		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION);
+		Completed completed = (Completed) this.store.acquire(this.key, withFingerprint("b", FINGERPRINT_A.clone()));
+		assertThat(completed.result().body()).isEqualTo(bytes("x"));
+	}
+
+	@Test
+	void missingFingerprintOnEitherSideIsNotComparedAndIsReplayed() {
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION);
+		assertThat(this.store.acquire(this.key, withFingerprint("b", FINGERPRINT_A))).isInstanceOf(Completed.class);
+		RecordKey other = newKey();
+		this.store.acquire(other, withFingerprint("a", FINGERPRINT_A));
+		this.store.complete(other, "a", 1, StoredResult.of(bytes("x")), RETENTION);
+		assertThat(this.store.acquire(other, request("b"))).isInstanceOf(Completed.class);
+	}
+
+	@Test
+	void failedRecordIsAcquiredWhateverTheFingerprint() {
+		this.store.acquire(this.key, withFingerprint("a", FINGERPRINT_A));
+		this.store.release(this.key, "a", 1, RETENTION);
+		assertThat(this.store.acquire(this.key, withFingerprint("b", FINGERPRINT_B))).isEqualTo(new Acquired(2, false));
+		this.store.complete(this.key, "b", 2, StoredResult.of(bytes("x")), RETENTION);
+		assertThat(this.store.acquire(this.key, withFingerprint("c", FINGERPRINT_A))).isEqualTo(new KeyReused());
+	}
+
+	@Test
+	void completedRecordExpiresAfterRetention() {
+		this.store.acquire(this.key, new AcquireRequest("a", LEASE, SHORT, null));
+		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), SHORT);
+		AcquireResult result = poll(() -> this.store.acquire(this.key, request("b")), Acquired.class::isInstance);
+		assertThat(result).isEqualTo(new Acquired(1, false));
+	}
+
+	@Test
+	void failedRecordExpiresAfterRetention() {
+		this.store.acquire(this.key, new AcquireRequest("a", LEASE, SHORT, null));
+		this.store.release(this.key, "a", 1, SHORT);
+		poll(() -> this.store.read(this.key), (record) -> record.isEmpty());
+		assertThat(this.store.acquire(this.key, request("b"))).isEqualTo(new Acquired(1, false));
+	}
+
+	@Test
+	void recordInProgressLivesAtLeastAsLongAsItsLease() {
+		this.store.acquire(this.key, new AcquireRequest("a", Duration.ofSeconds(5), SHORT, null));
+		awaitStoreTime(SHORT.multipliedBy(2));
+		assertThat(this.store.acquire(this.key, request("b"))).isInstanceOf(InProgress.class);
+	}
+
+	@Test
+	void readDescribesRecordInProgress() {
+		Instant before = Instant.now();
+		this.store.acquire(this.key, request("a"));
+		IdempotencyRecord record = this.store.read(this.key).orElseThrow();
+		assertThat(record.key()).isEqualTo(this.key);
+		assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(record.fence()).isEqualTo(1);
+		assertThat(record.startedAt()).isCloseTo(before, within(Duration.ofMinutes(1)));
+		assertThat(Duration.between(record.startedAt(), record.leaseExpiresAt())).isEqualTo(LEASE);
+		assertThat(record.completedAt()).isNull();
+		assertThat(record.resultStored()).isFalse();
+		assertThat(record.expiresAt()).isNotNull();
+		assertThat(Duration.between(record.startedAt(), record.expiresAt())).isBetween(RETENTION.minusSeconds(5),
+				RETENTION.plusSeconds(5));
+	}
+
+	@Test
+	void readDescribesCompletedRecord() {
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), Duration.ofHours(1));
+		IdempotencyRecord record = this.store.read(this.key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.fence()).isEqualTo(1);
+		assertThat(record.completedAt()).isNotNull().isAfterOrEqualTo(record.startedAt());
+		assertThat(record.resultStored()).isTrue();
+		assertThat(Duration.between(record.completedAt(), record.expiresAt())).isBetween(Duration.ofMinutes(59),
+				Duration.ofMinutes(61));
+	}
+
+	@Test
+	void readDescribesUnreplayableCompletedRecord() {
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.unreplayable("too large"), RETENTION);
+		IdempotencyRecord record = this.store.read(this.key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.resultStored()).isFalse();
+	}
+
+	@Test
+	void readDescribesFailedRecord() {
+		this.store.acquire(this.key, request("a"));
+		this.store.release(this.key, "a", 1, Duration.ofHours(1));
+		IdempotencyRecord record = this.store.read(this.key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.FAILED);
+		assertThat(record.fence()).isEqualTo(1);
+		assertThat(record.completedAt()).isNull();
+		assertThat(record.resultStored()).isFalse();
+		assertThat(Duration.between(record.startedAt(), record.expiresAt())).isBetween(Duration.ofMinutes(59),
+				Duration.ofMinutes(61));
+	}
+
+	@Test
+	void evictDeletesRecordWhateverItsState() {
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.evict(this.key)).isTrue();
+		assertThat(this.store.read(this.key)).isEmpty();
+		assertThat(this.store.evict(this.key)).isFalse();
+		assertThat(this.store.acquire(this.key, request("b"))).isEqualTo(new Acquired(1, false));
+		this.store.complete(this.key, "b", 1, StoredResult.of(bytes("x")), RETENTION);
+		assertThat(this.store.evict(this.key)).isTrue();
+		assertThat(this.store.acquire(this.key, request("c"))).isEqualTo(new Acquired(1, false));
+	}
+
+	@Test
+	void sameKeyUnderTwoNamesIsTwoRecords() {
+		RecordKey other = new RecordKey("other", this.key.key());
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.acquire(other, request("b"))).isEqualTo(new Acquired(1, false));
+	}
+
+	@Test
+	void typeIsNamed() {
+		assertThat(this.store.type()).isNotBlank();
+	}
+
+	private static AcquireRequest withFingerprint(String owner, byte[] fingerprint) {
+		return new AcquireRequest(owner, LEASE, RETENTION, fingerprint);
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static <T> T poll(Supplier<T> action, Predicate<T> done) {
+		long deadline = System.nanoTime() + DEADLINE.toNanos();
+		while (true) {
+			T result = action.get();
+			if (done.test(result)) {
+				return result;
+			}
+			assertThat(System.nanoTime()).as("time left to wait, last result %s", result).isLessThan(deadline);
+			sleep(Duration.ofMillis(10));
+		}
+	}
+
+	/**
+	 * Wait until at least {@code duration} has passed on the store's clock, which may not
+	 * be this JVM's: a probe record acquired now with that lease is polled until it can
+	 * be taken over.
+	 */
+	private void awaitStoreTime(Duration duration) {
+		RecordKey probe = newKey();
+		this.store.acquire(probe, new AcquireRequest("probe", duration, RETENTION, null));
+		poll(() -> this.store.acquire(probe, request("prober")), Acquired.class::isInstance);
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
