@@ -1,0 +1,330 @@
+package dev.idempotency.aop;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.codec.JacksonPayloadFingerprinter;
+import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.engine.IdempotencyDefaults;
+import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.OperationOverrides;
+import dev.idempotency.store.memory.InMemoryIdempotencyStore;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.env.MapPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class IdempotentAdvisorTests {
+
+	private AnnotationConfigApplicationContext context;
+
+	@AfterEach
+	void close() {
+		if (this.context != null) {
+			this.context.close();
+		}
+	}
+
+	private <T> T start(Class<T> beanType, IdempotencyDefaults defaults) {
+		this.context = new AnnotationConfigApplicationContext();
+		this.context.getEnvironment()
+			.getPropertySources()
+			.addFirst(new MapPropertySource("test", Map.of("payments.lock", "7s")));
+		this.context.registerBean(IdempotencyDefaults.class, () -> defaults);
+		this.context.register(Infrastructure.class, beanType);
+		this.context.refresh();
+		return this.context.getBean(beanType);
+	}
+
+	private <T> T start(Class<T> beanType) {
+		return start(beanType, IdempotencyDefaults.STANDARD);
+	}
+
+	@Test
+	void replaysGenericReturnTypesAsTheirDeclaredTypes() {
+		Payments payments = start(Payments.class);
+		assertThat(AopUtils.isCglibProxy(payments)).isTrue();
+		Event event = new Event("e-1", 1250);
+		List<Receipt> list = payments.list(event);
+		assertThat(payments.list(event)).isEqualTo(list).first().isInstanceOf(Receipt.class);
+		Map<String, List<Receipt>> map = payments.map(event);
+		assertThat(payments.map(event)).isEqualTo(map);
+		assertThat(payments.map(event).get("e-1").get(0)).isInstanceOf(Receipt.class);
+		Optional<Receipt> optional = payments.optional(event);
+		assertThat(optional).isPresent();
+		assertThat(payments.optional(event)).isEqualTo(optional);
+		assertThat(payments.empty(event)).isEmpty();
+		assertThat(payments.empty(event)).isEmpty();
+		assertThat(payments.primitive(event)).isEqualTo(payments.primitive(event)).isEqualTo(1250);
+		assertThat(payments.instant(event)).isEqualTo(payments.instant(event));
+		payments.voidMethod(event);
+		payments.voidMethod(event);
+		assertThat(payments.runs()).as("map() calls list() on itself, unproxied").isEqualTo(7);
+	}
+
+	@Test
+	void keyExpressionsSeeParametersByNameAndPositionTheRootAndBeans() {
+		Payments payments = start(Payments.class);
+		assertThat(payments.positional("a", "b")).isEqualTo(payments.positional("a", "x"));
+		assertThat(payments.rootAndBean("k")).isEqualTo(payments.rootAndBean("k"));
+		assertThat(payments.runs()).isEqualTo(2);
+	}
+
+	@Test
+	void nullKeyAndFailingKeyExpressionAreKeyExceptions() {
+		Payments payments = start(Payments.class);
+		assertThatExceptionOfType(IdempotencyKeyException.class).isThrownBy(() -> payments.list(new Event(null, 1)))
+			.withMessageContaining("#event.id")
+			.withMessageContaining("Payments.list");
+		assertThatExceptionOfType(IdempotencyKeyException.class).isThrownBy(() -> payments.list(null))
+			.withMessageContaining("#event.id");
+		assertThat(payments.runs()).isEqualTo(0);
+	}
+
+	@Test
+	void payloadFingerprintDetectsKeyReuse() {
+		Payments payments = start(Payments.class);
+		assertThat(payments.charge("k", new Event("e", 10))).isEqualTo(payments.charge("k", new Event("e", 10)));
+		assertThatExceptionOfType(IdempotencyKeyReuseException.class)
+			.isThrownBy(() -> payments.charge("k", new Event("e", 11)));
+		assertThat(payments.runs()).isEqualTo(1);
+	}
+
+	@Test
+	void annotationSettingsResolvePlaceholdersAndYieldToOperationConfiguration() {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		start(Payments.class, new IdempotencyDefaults(standard.settings(), standard.onStoreFailure(), 200, 1000,
+				Map.of("payments.tuned", new OperationOverrides(null, Duration.ofMinutes(2), null, null))));
+		IdempotentOperationSource source = this.context.getBean(IdempotentOperationSource.class);
+		IdempotentOperation tuned = source.getOperations()
+			.stream()
+			.filter((operation) -> operation.name().equals("payments.tuned"))
+			.findFirst()
+			.orElseThrow();
+		assertThat(tuned.operation().settings().lockTimeout()).isEqualTo(Duration.ofSeconds(7));
+		assertThat(tuned.operation().settings().retention()).isEqualTo(Duration.ofMinutes(2));
+		assertThat(tuned.operation().settings().waitTimeout()).isEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
+	void typeLevelAnnotationMakesEveryPublicMethodItsOwnOperation() {
+		Ledger ledger = start(Ledger.class);
+		assertThat(ledger.debit("k")).isEqualTo(1);
+		assertThat(ledger.credit("k")).isEqualTo(2);
+		assertThat(ledger.debit("k")).isEqualTo(1);
+		assertThat(this.context.getBean(IdempotentOperationSource.class).getOperations())
+			.extracting(IdempotentOperation::name)
+			.contains("ledger.debit", "ledger.credit");
+	}
+
+	@Test
+	void syntaxErrorInKeyFailsStartupNamingMethodAndExpression() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(BadSyntax.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("BadSyntax.handle(Event)", "#event.id +");
+	}
+
+	@Test
+	void unknownParameterInKeyFailsStartupNamingMethodAndExpression() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(UnknownParameter.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("UnknownParameter.handle(Event)", "#evnt.id", "[event]");
+	}
+
+	@Test
+	void objectReturnTypeFailsStartup() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(ObjectReturn.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("ObjectReturn.handle(String)", "Object");
+	}
+
+	private static String invalidAnnotation(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof IllegalStateException && cause.getMessage().startsWith("Invalid")) {
+				return cause.getMessage();
+			}
+		}
+		throw new AssertionError("No 'Invalid @Idempotent' failure in " + failure, failure);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Infrastructure {
+
+		@Bean
+		static DefaultAdvisorAutoProxyCreator autoProxyCreator() {
+			DefaultAdvisorAutoProxyCreator creator = new DefaultAdvisorAutoProxyCreator();
+			creator.setProxyTargetClass(true);
+			return creator;
+		}
+
+		@Bean
+		static IdempotentOperationSource operationSource(IdempotencyDefaults defaults,
+				ConfigurableListableBeanFactory beanFactory) {
+			return new IdempotentOperationSource(defaults, new JacksonResultCodec(JsonMapper.builder().build()),
+					new EmbeddedValueResolver(beanFactory));
+		}
+
+		@Bean
+		static IdempotentAdvisor idempotentAdvisor(IdempotentOperationSource operationSource,
+				ConfigurableListableBeanFactory beanFactory) {
+			return new IdempotentAdvisor(operationSource, () -> beanFactory.getBean(IdempotencyEngine.class),
+					() -> new JacksonPayloadFingerprinter(JsonMapper.builder().build()),
+					new BeanFactoryResolver(beanFactory));
+		}
+
+		@Bean
+		IdempotencyEngine idempotencyEngine(IdempotencyDefaults defaults) {
+			return new IdempotencyEngine(new InMemoryIdempotencyStore(), defaults, List.of());
+		}
+
+		@Bean
+		Prefix prefix() {
+			return new Prefix("bean-");
+		}
+
+	}
+
+	record Prefix(String value) {
+	}
+
+	record Event(String id, int amount) {
+	}
+
+	record Receipt(String id, int amount, int run) {
+	}
+
+	static class Payments {
+
+		private final AtomicInteger runs = new AtomicInteger();
+
+		int runs() {
+			return this.runs.get();
+		}
+
+		@Idempotent(key = "#event.id")
+		public List<Receipt> list(Event event) {
+			return List.of(new Receipt(event.id(), event.amount(), this.runs.incrementAndGet()));
+		}
+
+		@Idempotent(key = "#event.id")
+		public Map<String, List<Receipt>> map(Event event) {
+			return Map.of(event.id(), list(event));
+		}
+
+		@Idempotent(key = "#event.id")
+		public Optional<Receipt> optional(Event event) {
+			return Optional.of(new Receipt(event.id(), event.amount(), this.runs.incrementAndGet()));
+		}
+
+		@Idempotent(key = "#event.id")
+		public Optional<Receipt> empty(Event event) {
+			this.runs.incrementAndGet();
+			return Optional.empty();
+		}
+
+		@Idempotent(key = "#event.id")
+		public int primitive(Event event) {
+			this.runs.incrementAndGet();
+			return event.amount();
+		}
+
+		@Idempotent(key = "#event.id")
+		public Instant instant(Event event) {
+			this.runs.incrementAndGet();
+			return Instant.now();
+		}
+
+		@Idempotent(key = "#event.id")
+		public void voidMethod(Event event) {
+			this.runs.incrementAndGet();
+		}
+
+		@Idempotent(key = "#p0 + ':' + #a0")
+		public String positional(String first, String second) {
+			return first + second + this.runs.incrementAndGet();
+		}
+
+		@Idempotent(key = "@prefix.value() + #root.methodName + #k")
+		public String rootAndBean(String k) {
+			return k + this.runs.incrementAndGet();
+		}
+
+		@Idempotent(key = "#key", payload = "#event")
+		public String charge(String key, Event event) {
+			return key + event.amount() + this.runs.incrementAndGet();
+		}
+
+		@Idempotent(name = "payments.tuned", key = "#key", lockTimeout = "${payments.lock}", retention = "1h")
+		public String tuned(String key) {
+			return key;
+		}
+
+	}
+
+	@Idempotent(name = "ledger", key = "#key")
+	static class Ledger {
+
+		private final AtomicInteger runs = new AtomicInteger();
+
+		public int debit(String key) {
+			return this.runs.incrementAndGet();
+		}
+
+		public int credit(String key) {
+			return this.runs.incrementAndGet();
+		}
+
+	}
+
+	static class BadSyntax {
+
+		@Idempotent(key = "#event.id +")
+		public String handle(Event event) {
+			return "x";
+		}
+
+	}
+
+	static class UnknownParameter {
+
+		@Idempotent(key = "#evnt.id")
+		public String handle(Event event) {
+			return "x";
+		}
+
+	}
+
+	static class ObjectReturn {
+
+		@Idempotent(key = "#key")
+		public Object handle(String key) {
+			return "x";
+		}
+
+	}
+
+}

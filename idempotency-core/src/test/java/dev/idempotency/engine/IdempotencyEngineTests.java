@@ -1,0 +1,509 @@
+package dev.idempotency.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyContext;
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.IdempotencyLockLostException;
+import dev.idempotency.IdempotencyReplayException;
+import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ResolvableType;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Behaviour of one call, against every store.
+ */
+abstract class IdempotencyEngineTests {
+
+	private static final JacksonResultCodec CODEC = new JacksonResultCodec(JsonMapper.builder().build());
+
+	private static final OperationSettings REJECT = new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1),
+			OnInProgress.REJECT, Duration.ofSeconds(5));
+
+	private final RecordingListener listener = new RecordingListener();
+
+	private IdempotencyStore store;
+
+	private IdempotencyEngine engine;
+
+	private String name;
+
+	protected abstract IdempotencyStore createStore();
+
+	@BeforeEach
+	void setUp() {
+		this.store = createStore();
+		this.engine = engine(IdempotencyDefaults.STANDARD);
+		this.name = "op-" + UUID.randomUUID();
+	}
+
+	@AfterEach
+	void closeEngine() {
+		this.engine.close();
+	}
+
+	private IdempotencyEngine engine(IdempotencyDefaults defaults) {
+		return new IdempotencyEngine(this.store, defaults, List.of(this.listener));
+	}
+
+	private Operation operation(OperationSettings settings, Class<?> type) {
+		return new Operation(this.name, settings,
+				(type == void.class) ? null : CODEC.forType(ResolvableType.forClass(type)), "the test's key");
+	}
+
+	private Object call(Operation operation, Object key, Invocation invocation) throws Throwable {
+		return this.engine.execute(operation, key, null, invocation);
+	}
+
+	@Test
+	void runsOnceAndReplaysTheStoredResult() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		AtomicInteger runs = new AtomicInteger();
+		Object first = call(operation, "k", () -> "receipt-" + runs.incrementAndGet());
+		Object second = call(operation, "k", () -> "receipt-" + runs.incrementAndGet());
+		assertThat(first).isEqualTo("receipt-1");
+		assertThat(second).isEqualTo("receipt-1");
+		assertThat(runs).hasValue(1);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void keysAreSeparatePerOperationName() throws Throwable {
+		Operation one = operation(REJECT, String.class);
+		Operation other = new Operation(this.name + "-other", REJECT, one.codec(), "the test's key");
+		assertThat(call(one, "k", () -> "one")).isEqualTo("one");
+		assertThat(call(other, "k", () -> "other")).isEqualTo("other");
+	}
+
+	@Test
+	void voidOperationReplaysNullWithoutRunning() throws Throwable {
+		Operation operation = operation(REJECT, void.class);
+		AtomicInteger runs = new AtomicInteger();
+		assertThat(call(operation, "k", () -> {
+			runs.incrementAndGet();
+			return null;
+		})).isNull();
+		assertThat(call(operation, "k", () -> {
+			runs.incrementAndGet();
+			return null;
+		})).isNull();
+		assertThat(runs).hasValue(1);
+	}
+
+	@Test
+	void failureRethrowsTheSameExceptionAndTheNextCallRunsWithAHigherFence() throws Throwable {
+		Operation operation = operation(REJECT, Long.class);
+		IllegalStateException boom = new IllegalStateException("card declined");
+		List<Long> fences = new ArrayList<>();
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> call(operation, "k", () -> {
+			fences.add(IdempotencyContext.current().fence());
+			throw boom;
+		})).isSameAs(boom);
+		Object retried = call(operation, "k", () -> {
+			fences.add(IdempotencyContext.current().fence());
+			return 42L;
+		});
+		assertThat(retried).isEqualTo(42L);
+		assertThat(fences).containsExactly(1L, 2L);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED, Outcome.EXECUTED);
+	}
+
+	@Test
+	void checkedExceptionsPassThroughUnchanged() {
+		Operation operation = operation(REJECT, String.class);
+		Exception checked = new java.io.IOException("disk full");
+		assertThatExceptionOfType(java.io.IOException.class).isThrownBy(() -> call(operation, "k", () -> {
+			throw checked;
+		})).isSameAs(checked);
+	}
+
+	@Test
+	void nullBlankAndEmptyKeysFailBeforeTheMethodRuns() {
+		Operation operation = operation(REJECT, String.class);
+		AtomicInteger runs = new AtomicInteger();
+		for (Object key : new Object[] { null, "", "   ", "\t\n" }) {
+			assertThatExceptionOfType(IdempotencyKeyException.class)
+				.isThrownBy(() -> call(operation, key, () -> "r" + runs.incrementAndGet()))
+				.withMessageContaining(this.name)
+				.withMessageContaining("the test's key");
+		}
+		assertThat(runs).hasValue(0);
+	}
+
+	@Test
+	void nonStringKeysUseToString() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		AtomicReference<String> seen = new AtomicReference<>();
+		call(operation, 12345L, () -> {
+			seen.set(IdempotencyContext.current().key());
+			return "x";
+		});
+		assertThat(seen).hasValue("12345");
+		assertThat(call(operation, "12345", () -> "y")).isEqualTo("x");
+	}
+
+	@Test
+	void keysLongerThanTheMaximumAreReplacedByTheirSha256() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		String longKey = "x".repeat(201);
+		AtomicReference<String> seen = new AtomicReference<>();
+		call(operation, longKey, () -> {
+			seen.set(IdempotencyContext.current().key());
+			return "x";
+		});
+		assertThat(seen.get()).isEqualTo(Keys.sha256Hex(longKey)).hasSize(64).matches("[0-9a-f]{64}");
+		assertThat(call(operation, longKey, () -> "again")).isEqualTo("x");
+		String maxKey = "y".repeat(200);
+		call(operation, maxKey, () -> {
+			seen.set(IdempotencyContext.current().key());
+			return "y";
+		});
+		assertThat(seen).hasValue(maxKey);
+	}
+
+	@Test
+	void contextIsOnlyAvailableInsideTheMethod() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		assertThat(IdempotencyContext.isActive()).isFalse();
+		call(operation, "k", () -> {
+			IdempotencyContext context = IdempotencyContext.current();
+			assertThat(context.name()).isEqualTo(this.name);
+			assertThat(context.key()).isEqualTo("k");
+			assertThat(context.fence()).isEqualTo(1);
+			assertThat(context.isLeaseHeld()).isTrue();
+			return "x";
+		});
+		assertThat(IdempotencyContext.isActive()).isFalse();
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(IdempotencyContext::current);
+	}
+
+	@Test
+	void nestedCallsRestoreTheOuterContext() throws Throwable {
+		Operation outer = operation(REJECT, String.class);
+		Operation inner = new Operation(this.name + "-inner", REJECT, outer.codec(), "the test's key");
+		call(outer, "outer", () -> {
+			call(inner, "inner", () -> IdempotencyContext.current().key());
+			return IdempotencyContext.current().key();
+		});
+		assertThat(call(outer, "outer", () -> "again")).isEqualTo("outer");
+	}
+
+	@Test
+	void rejectFailsAtOnceWhileAnotherAttemptHoldsALiveLease() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<Object> first = executor.submit(() -> {
+				try {
+					return call(operation, "k", () -> {
+						started.countDown();
+						release.await(10, TimeUnit.SECONDS);
+						return "first";
+					});
+				}
+				catch (Throwable ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+			assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThatExceptionOfType(IdempotencyInProgressException.class)
+				.isThrownBy(() -> call(operation, "k", () -> "second"))
+				.satisfies((ex) -> {
+					assertThat(ex.getRetryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30));
+					assertThat(ex.getName()).isEqualTo(this.name);
+					assertThat(ex.getKey()).isEqualTo("k");
+				});
+			release.countDown();
+			assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("first");
+			assertThat(this.listener.count(Outcome.IN_PROGRESS)).isEqualTo(1);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void thirtyTwoSimultaneousCallersWithWaitRunOnceAndAllGetTheResult() throws Exception {
+		Operation operation = operation(new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1),
+				OnInProgress.WAIT, Duration.ofSeconds(20)), String.class);
+		assertExactlyOnce(operation, 32, true);
+	}
+
+	@Test
+	void thirtyTwoSimultaneousCallersWithRejectRunOnce() throws Exception {
+		assertExactlyOnce(operation(REJECT, String.class), 32, false);
+	}
+
+	private void assertExactlyOnce(Operation operation, int threads, boolean everyoneGetsTheResult) throws Exception {
+		AtomicInteger runs = new AtomicInteger();
+		CountDownLatch ready = new CountDownLatch(threads);
+		CountDownLatch go = new CountDownLatch(1);
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<Object>> results = new ArrayList<>();
+			for (int i = 0; i < threads; i++) {
+				results.add(executor.submit(() -> {
+					ready.countDown();
+					go.await();
+					try {
+						return call(operation, "same", () -> {
+							int run = runs.incrementAndGet();
+							Thread.onSpinWait();
+							return "winner-" + run;
+						});
+					}
+					catch (IdempotencyInProgressException ex) {
+						return ex;
+					}
+					catch (Throwable ex) {
+						throw new IllegalStateException(ex);
+					}
+				}));
+			}
+			assertThat(ready.await(10, TimeUnit.SECONDS)).isTrue();
+			go.countDown();
+			int winners = 0;
+			for (Future<Object> result : results) {
+				Object value = result.get(30, TimeUnit.SECONDS);
+				if (everyoneGetsTheResult) {
+					assertThat(value).isEqualTo("winner-1");
+				}
+				else if ("winner-1".equals(value)) {
+					winners++;
+				}
+				else if (!(value instanceof IdempotencyInProgressException)) {
+					assertThat(value).as("a late caller replays").isEqualTo("winner-1");
+				}
+			}
+			assertThat(runs).hasValue(1);
+			assertThat(this.listener.count(Outcome.EXECUTED)).isEqualTo(1);
+			if (!everyoneGetsTheResult) {
+				assertThat(winners).isGreaterThanOrEqualTo(1);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void waitGivesUpWithInProgressWhenTheTimeoutRunsOut() throws Throwable {
+		Operation operation = operation(new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1),
+				OnInProgress.WAIT, Duration.ofMillis(200)), String.class);
+		RecordKey record = new RecordKey(this.name, "k");
+		assertThat(this.store.acquire(record,
+				new AcquireRequest("other-owner", Duration.ofSeconds(30), Duration.ofHours(1), null)))
+			.isInstanceOf(AcquireResult.Acquired.class);
+		long start = System.nanoTime();
+		assertThatExceptionOfType(IdempotencyInProgressException.class)
+			.isThrownBy(() -> call(operation, "k", () -> "x"));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+	}
+
+	@Test
+	void waitTakesOverWhenTheOtherAttemptsLeaseExpires() throws Throwable {
+		Operation operation = operation(new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1),
+				OnInProgress.WAIT, Duration.ofSeconds(10)), String.class);
+		RecordKey record = new RecordKey(this.name, "k");
+		this.store.acquire(record,
+				new AcquireRequest("crashed-owner", Duration.ofMillis(300), Duration.ofHours(1), null));
+		AtomicReference<Long> fence = new AtomicReference<>();
+		Object result = call(operation, "k", () -> {
+			fence.set(IdempotencyContext.current().fence());
+			return "recovered";
+		});
+		assertThat(result).isEqualTo("recovered");
+		assertThat(fence).hasValue(2L);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.RECOVERED);
+	}
+
+	@Test
+	void rejectTakesOverAnExpiredLeaseAtOnce() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		RecordKey record = new RecordKey(this.name, "k");
+		this.store.acquire(record,
+				new AcquireRequest("crashed-owner", Duration.ofMillis(50), Duration.ofHours(1), null));
+		Object result = pollUntilNotInProgress(() -> call(operation, "k", () -> "recovered"));
+		assertThat(result).isEqualTo("recovered");
+		assertThat(this.listener.outcomes()).endsWith(Outcome.RECOVERED);
+	}
+
+	@Test
+	void leaseIsRenewedWhileASlowMethodRuns() throws Throwable {
+		Operation operation = operation(new OperationSettings(Duration.ofMillis(300), Duration.ofHours(1),
+				OnInProgress.REJECT, Duration.ofSeconds(1)), String.class);
+		RecordKey record = new RecordKey(this.name, "k");
+		Object result = call(operation, "k", () -> {
+			long until = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+			while (System.nanoTime() < until) {
+				AcquireResult other = this.store.acquire(record,
+						new AcquireRequest("intruder", Duration.ofSeconds(1), Duration.ofHours(1), null));
+				assertThat(other).isInstanceOf(AcquireResult.InProgress.class);
+				assertThat(IdempotencyContext.current().isLeaseHeld()).isTrue();
+				Thread.sleep(50);
+			}
+			return "slow but alive";
+		});
+		assertThat(result).isEqualTo("slow but alive");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
+	void anAttemptThatLostItsRecordCannotOverwriteItsSuccessor() throws Throwable {
+		Operation operation = operation(new OperationSettings(Duration.ofMillis(150), Duration.ofHours(1),
+				OnInProgress.REJECT, Duration.ofSeconds(1)), String.class);
+		RecordKey record = new RecordKey(this.name, "k");
+		assertThatExceptionOfType(IdempotencyLockLostException.class).isThrownBy(() -> call(operation, "k", () -> {
+			this.store.evict(record);
+			AcquireResult successor = this.store.acquire(record,
+					new AcquireRequest("successor", Duration.ofSeconds(30), Duration.ofHours(1), null));
+			assertThat(successor).isInstanceOf(AcquireResult.Acquired.class);
+			long fence = ((AcquireResult.Acquired) successor).fence();
+			assertThat(this.store.complete(record, "successor", fence,
+					dev.idempotency.store.StoredResult
+						.of(CODEC.forType(ResolvableType.forClass(String.class)).encode("successor's")),
+					Duration.ofHours(1)))
+				.isTrue();
+			awaitLeaseLost();
+			return "zombie's";
+		})).withMessageContaining(this.name);
+		assertThat(call(operation, "k", () -> "third")).isEqualTo("successor's");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.LOCK_LOST, Outcome.REPLAYED);
+	}
+
+	private static void awaitLeaseLost() throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		while (IdempotencyContext.current().isLeaseHeld() && System.nanoTime() < deadline) {
+			Thread.sleep(10);
+		}
+		assertThat(IdempotencyContext.current().isLeaseHeld()).isFalse();
+	}
+
+	@Test
+	void payloadFingerprintMismatchIsKeyReuseAndRunsNothing() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		AtomicInteger runs = new AtomicInteger();
+		byte[] a = { 1, 2, 3 };
+		byte[] b = { 1, 2, 4 };
+		assertThat(this.engine.execute(operation, "k", a, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+		assertThat(this.engine.execute(operation, "k", a, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+		assertThatExceptionOfType(IdempotencyKeyReuseException.class)
+			.isThrownBy(() -> this.engine.execute(operation, "k", b, () -> "r" + runs.incrementAndGet()))
+			.withMessageContaining("different payload");
+		assertThat(runs).hasValue(1);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED, Outcome.KEY_REUSE);
+	}
+
+	@Test
+	void unencodableResultStillCompletesAndDuplicatesGetReplayException() throws Throwable {
+		Operation operation = operation(REJECT, Unencodable.class);
+		AtomicInteger runs = new AtomicInteger();
+		Object first = call(operation, "k", () -> {
+			runs.incrementAndGet();
+			return new Unencodable();
+		});
+		assertThat(first).isInstanceOf(Unencodable.class);
+		assertThatExceptionOfType(IdempotencyReplayException.class)
+			.isThrownBy(() -> call(operation, "k", () -> runs.incrementAndGet()))
+			.withMessageContaining("could not be encoded");
+		assertThat(runs).hasValue(1);
+	}
+
+	@Test
+	void oversizeResultStillCompletesAndDuplicatesGetReplayException() throws Throwable {
+		this.engine.close();
+		IdempotencyDefaults defaults = IdempotencyDefaults.STANDARD;
+		this.engine = engine(new IdempotencyDefaults(defaults.settings(), defaults.onStoreFailure(),
+				defaults.maxKeyLength(), 100, defaults.operations()));
+		Operation operation = operation(REJECT, String.class);
+		AtomicInteger runs = new AtomicInteger();
+		String big = "b".repeat(500);
+		assertThat(call(operation, "k", () -> {
+			runs.incrementAndGet();
+			return big;
+		})).isEqualTo(big);
+		assertThatExceptionOfType(IdempotencyReplayException.class)
+			.isThrownBy(() -> call(operation, "k", () -> runs.incrementAndGet()))
+			.withMessageContaining("exceeds idempotency.max-result-size of 100 bytes");
+		assertThat(runs).hasValue(1);
+	}
+
+	@Test
+	void storedResultThatNoLongerDecodesGivesReplayException() throws Throwable {
+		call(operation(REJECT, String.class), "k", () -> "not a number");
+		assertThatExceptionOfType(IdempotencyReplayException.class)
+			.isThrownBy(() -> call(operation(REJECT, Integer.class), "k", () -> 1))
+			.withMessageContaining("does not decode");
+	}
+
+	@Test
+	void aFailingListenerNeverBreaksACall() throws Throwable {
+		this.engine.close();
+		this.engine = new IdempotencyEngine(this.store, IdempotencyDefaults.STANDARD,
+				List.<IdempotencyListener>of((name, outcome) -> {
+					throw new IllegalStateException("listener down");
+				}, this.listener));
+		assertThat(call(operation(REJECT, String.class), "k", () -> "fine")).isEqualTo("fine");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
+	void settingsRejectNonsense() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new OperationSettings(Duration.ZERO, Duration.ofHours(1),
+				OnInProgress.REJECT, Duration.ofSeconds(1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> new OperationSettings(Duration.ofSeconds(1),
+				Duration.ofHours(1), OnInProgress.DEFAULT, Duration.ofSeconds(1)));
+	}
+
+	protected static Object pollUntilNotInProgress(Invocation invocation) throws Throwable {
+		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		while (true) {
+			try {
+				return invocation.proceed();
+			}
+			catch (IdempotencyInProgressException ex) {
+				if (System.nanoTime() > deadline) {
+					throw ex;
+				}
+				Thread.sleep(10);
+			}
+		}
+	}
+
+	static final class Unencodable {
+
+		public String getValue() {
+			throw new IllegalStateException("cannot be read");
+		}
+
+	}
+
+}

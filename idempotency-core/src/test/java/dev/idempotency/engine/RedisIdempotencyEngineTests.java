@@ -1,0 +1,132 @@
+package dev.idempotency.engine;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.test.RedisServerProcess;
+import dev.idempotency.test.TestRedis;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ResolvableType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
+
+	private static final OperationSettings SETTINGS = new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1),
+			OnInProgress.REJECT, Duration.ofSeconds(1));
+
+	@Override
+	protected IdempotencyStore createStore() {
+		return new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:");
+	}
+
+	private static Operation operation() {
+		return new Operation("outage-" + UUID.randomUUID(), SETTINGS,
+				new JacksonResultCodec(JsonMapper.builder().build()).forType(ResolvableType.forClass(String.class)),
+				"the test's key");
+	}
+
+	private static IdempotencyDefaults onStoreFailure(StoreFailurePolicy policy) {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		return new IdempotencyDefaults(standard.settings(), policy, standard.maxKeyLength(), standard.maxResultSize(),
+				standard.operations());
+	}
+
+	@Test
+	void unreachableStoreFailsTheCallBeforeTheMethodRuns() {
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
+					onStoreFailure(StoreFailurePolicy.FAIL), List.of(listener))) {
+				server.stop();
+				AtomicInteger runs = new AtomicInteger();
+				assertThatExceptionOfType(IdempotencyStoreException.class)
+					.isThrownBy(() -> engine.execute(operation(), "k", null, () -> "r" + runs.incrementAndGet()))
+					.withMessageContaining("acquire")
+					.withCauseInstanceOf(RuntimeException.class);
+				assertThat(runs).hasValue(0);
+				assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void unreachableStoreWithProceedRunsTheMethodUnprotected() throws Throwable {
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
+					onStoreFailure(StoreFailurePolicy.PROCEED), List.of(listener))) {
+				server.stop();
+				AtomicInteger runs = new AtomicInteger();
+				Operation operation = operation();
+				assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+				assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r2");
+				assertThat(listener.outcomes()).containsExactly(Outcome.BYPASSED, Outcome.BYPASSED);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void storeGoingAwayWhileTheMethodRunsFailsTheCallWithStoreException() {
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
+					onStoreFailure(StoreFailurePolicy.PROCEED), List.of(listener))) {
+				assertThatExceptionOfType(IdempotencyStoreException.class)
+					.isThrownBy(() -> engine.execute(operation(), "k", null, () -> {
+						server.stop();
+						return "effect done";
+					}))
+					.withMessageContaining("complete");
+				assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void storeGoingAwayWhenTheMethodThrowsKeepsTheMethodsException() {
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
+					IdempotencyDefaults.STANDARD, List.of())) {
+				IllegalArgumentException boom = new IllegalArgumentException("boom");
+				assertThatExceptionOfType(IllegalArgumentException.class)
+					.isThrownBy(() -> engine.execute(operation(), "k", null, () -> {
+						server.stop();
+						throw boom;
+					}))
+					.isSameAs(boom)
+					.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
+						.isInstanceOf(IdempotencyStoreException.class));
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+}
