@@ -37,6 +37,9 @@ public class JacksonPayloadFingerprinter implements PayloadFingerprinter {
 		JsonMapper canonical = mapper.rebuild()
 			.enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
 			.enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+			// Records' properties are all creator properties, which otherwise stay first
+			// in declaration order.
+			.disable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
 			.disable(SerializationFeature.INDENT_OUTPUT)
 			.build();
 		this.writer = canonical.writer();
