@@ -1,0 +1,66 @@
+package dev.idempotency.codec;
+
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ResolvableType;
+import org.springframework.util.Assert;
+
+/**
+ * {@link ResultCodec} that stores results as JSON with a Jackson {@link JsonMapper}, and
+ * always decodes them to the declared generic type.
+ *
+ * <p>
+ * Default typing is switched off on the codec's copy of the mapper whatever the
+ * application configured, so stored JSON can never choose a class: a {@code "@class"}
+ * property or a type-id array is ignored or fails decoding, never instantiated.
+ * {@link #forType} resolves the type once and rejects {@code Object}, unresolved type
+ * variables, unbounded wildcards and raw generic types with an
+ * {@link IllegalArgumentException}. {@code void} and {@code Void} get a codec that stores
+ * nothing and replays {@code null}.
+ *
+ * <p>
+ * {@code encode} and {@code decode} throw Jackson's {@code JacksonException} (a
+ * {@link RuntimeException}) for a value that cannot be written, such as one whose getter
+ * throws or that nests itself, and for bytes that do not match the type. {@code null}
+ * round-trips as {@code null}; an empty {@code Optional} round-trips as an empty
+ * {@code Optional}.
+ */
+public class JacksonResultCodec implements ResultCodec {
+
+	private final JsonMapper mapper;
+
+	private final DeclaredTypeResolver typeResolver;
+
+	/**
+	 * Create a codec with a default {@link JsonMapper}.
+	 */
+	public JacksonResultCodec() {
+		this(JsonMapper.builder().build());
+	}
+
+	/**
+	 * Create a codec with the application's mapper, so results are written with its
+	 * modules and settings.
+	 * @param mapper the mapper to derive the codec's mapper from
+	 */
+	public JacksonResultCodec(JsonMapper mapper) {
+		Assert.notNull(mapper, "'mapper' must not be null");
+		this.mapper = mapper.rebuild().deactivateDefaultTyping().build();
+		this.typeResolver = new DeclaredTypeResolver(this.mapper.getTypeFactory());
+	}
+
+	@Override
+	public TypedCodec forType(ResolvableType type) {
+		Assert.notNull(type, "'type' must not be null");
+		if (VoidCodec.isVoid(type.resolve())) {
+			return VoidCodec.INSTANCE;
+		}
+		JavaType javaType = this.typeResolver.resolve(type);
+		// Stored bytes count against max-result-size: never pretty-print them
+		return new JacksonTypedCodec(javaType, this.mapper.readerFor(javaType),
+				this.mapper.writerFor(javaType).without(SerializationFeature.INDENT_OUTPUT));
+	}
+
+}
