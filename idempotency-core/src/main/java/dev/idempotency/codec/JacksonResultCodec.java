@@ -1,25 +1,37 @@
 package dev.idempotency.codec;
 
-import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
-import tools.jackson.databind.ObjectReader;
-import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.type.TypeFactory;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.util.Assert;
 
 /**
- * {@link ResultCodec} that writes results as JSON with the application's Jackson
- * {@link JsonMapper} and reads them back as the declared type only. Polymorphic (default)
- * typing is never enabled, so stored data cannot choose the class it becomes.
+ * {@link ResultCodec} that stores results as JSON with a Jackson {@link JsonMapper}, and
+ * always decodes them to the declared generic type.
+ *
+ * <p>
+ * Default typing is switched off on the codec's copy of the mapper whatever the
+ * application configured, so stored JSON can never choose a class: a {@code "@class"}
+ * property or a type-id array is ignored or fails decoding, never instantiated.
+ * {@link #forType} resolves the type once and rejects {@code Object}, unresolved type
+ * variables, unbounded wildcards and raw generic types with an
+ * {@link IllegalArgumentException}. {@code void} and {@code Void} get a codec that stores
+ * nothing and replays {@code null}.
+ *
+ * <p>
+ * {@code encode} and {@code decode} throw Jackson's {@code JacksonException} (a
+ * {@link RuntimeException}) for a value that cannot be written, such as one whose getter
+ * throws or that nests itself, and for bytes that do not match the type. {@code null}
+ * round-trips as {@code null}; an empty {@code Optional} round-trips as an empty
+ * {@code Optional}.
  */
 public class JacksonResultCodec implements ResultCodec {
 
-	private static final byte[] EMPTY = {};
-
 	private final JsonMapper mapper;
+
+	private final DeclaredTypeResolver typeResolver;
 
 	/**
 	 * Create a codec with a default {@link JsonMapper}.
@@ -29,76 +41,26 @@ public class JacksonResultCodec implements ResultCodec {
 	}
 
 	/**
-	 * Create a codec with the given mapper.
-	 * @param mapper the mapper, typically the application's
+	 * Create a codec with the application's mapper, so results are written with its
+	 * modules and settings.
+	 * @param mapper the mapper to derive the codec's mapper from
 	 */
 	public JacksonResultCodec(JsonMapper mapper) {
 		Assert.notNull(mapper, "'mapper' must not be null");
-		this.mapper = mapper;
+		this.mapper = mapper.rebuild().deactivateDefaultTyping().build();
+		this.typeResolver = new DeclaredTypeResolver(this.mapper.getTypeFactory());
 	}
 
 	@Override
 	public TypedCodec forType(ResolvableType type) {
-		Class<?> raw = type.resolve();
-		if (raw == void.class || raw == Void.class) {
+		Assert.notNull(type, "'type' must not be null");
+		if (VoidCodec.isVoid(type.resolve())) {
 			return VoidCodec.INSTANCE;
 		}
-		if (raw == null || raw == Object.class) {
-			throw new IllegalArgumentException("declared return type " + type
-					+ " cannot be replayed safely: declare a concrete type (the stored JSON is never allowed to name "
-					+ "its own class)");
-		}
-		JavaType javaType = javaType(type, this.mapper.getTypeFactory());
-		return new JsonCodec(this.mapper.writerFor(javaType), this.mapper.readerFor(javaType));
-	}
-
-	private static JavaType javaType(ResolvableType type, TypeFactory factory) {
-		Class<?> raw = type.resolve();
-		if (raw == null) {
-			throw new IllegalArgumentException("type " + type + " has an unresolvable part: declare a concrete type");
-		}
-		if (type.isArray()) {
-			return factory.constructArrayType(javaType(type.getComponentType(), factory));
-		}
-		if (!type.hasGenerics()) {
-			return factory.constructType(raw);
-		}
-		ResolvableType[] generics = type.getGenerics();
-		JavaType[] parameters = new JavaType[generics.length];
-		for (int i = 0; i < generics.length; i++) {
-			parameters[i] = javaType(generics[i], factory);
-		}
-		return factory.constructParametricType(raw, parameters);
-	}
-
-	private record JsonCodec(ObjectWriter writer, ObjectReader reader) implements TypedCodec {
-
-		@Override
-		public byte[] encode(@Nullable Object value) {
-			return this.writer.writeValueAsBytes(value);
-		}
-
-		@Override
-		public @Nullable Object decode(byte[] bytes) {
-			return this.reader.readValue(bytes);
-		}
-
-	}
-
-	private enum VoidCodec implements TypedCodec {
-
-		INSTANCE;
-
-		@Override
-		public byte[] encode(@Nullable Object value) {
-			return EMPTY;
-		}
-
-		@Override
-		public @Nullable Object decode(byte[] bytes) {
-			return null;
-		}
-
+		JavaType javaType = this.typeResolver.resolve(type);
+		// Stored bytes count against max-result-size: never pretty-print them
+		return new JacksonTypedCodec(javaType, this.mapper.readerFor(javaType),
+				this.mapper.writerFor(javaType).without(SerializationFeature.INDENT_OUTPUT));
 	}
 
 }
