@@ -56,10 +56,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	public IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
 			List<? extends IdempotencyListener> listeners) {
-		this.store = store;
-		this.defaults = defaults;
 		this.listeners = new Listeners(listeners);
-		this.renewer = new LeaseRenewer(store);
+		this.store = this.listeners.isEmpty() ? store : new TimedStore(store, this.listeners);
+		this.defaults = defaults;
+		this.renewer = new LeaseRenewer(this.store);
 	}
 
 	/**
@@ -71,7 +71,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Return the store this engine uses.
+	 * Return the store this engine uses, timed for its listeners if it has any.
 	 * @return the store
 	 */
 	public IdempotencyStore getStore() {

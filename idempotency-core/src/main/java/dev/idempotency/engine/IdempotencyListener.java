@@ -1,10 +1,10 @@
 package dev.idempotency.engine;
 
 /**
- * Hears how idempotent calls end, for metrics and logs. Implementations must be fast and
- * thread-safe; an exception they throw is logged and never breaks the call.
+ * Hears how idempotent calls end and how long store transitions take, for metrics and
+ * logs. Implementations must be fast and thread-safe; an exception they throw is logged
+ * and never breaks the call.
  */
-@FunctionalInterface
 public interface IdempotencyListener {
 
 	/**
@@ -12,6 +12,17 @@ public interface IdempotencyListener {
 	 * @param name the operation name
 	 * @param outcome how the call ended
 	 */
-	void onOutcome(String name, Outcome outcome);
+	default void onOutcome(String name, Outcome outcome) {
+	}
+
+	/**
+	 * Called after every store transition the engine makes.
+	 * @param operation the transition
+	 * @param store the store type, such as {@code redis}
+	 * @param nanos how long it took
+	 * @param succeeded whether it returned (whatever its answer) rather than threw
+	 */
+	default void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+	}
 
 }

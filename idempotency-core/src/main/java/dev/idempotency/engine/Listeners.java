@@ -19,6 +19,21 @@ final class Listeners {
 		this.listeners = listeners.toArray(new IdempotencyListener[0]);
 	}
 
+	boolean isEmpty() {
+		return this.listeners.length == 0;
+	}
+
+	void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+		for (IdempotencyListener listener : this.listeners) {
+			try {
+				listener.onStoreOperation(operation, store, nanos, succeeded);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Idempotency listener " + listener + " failed on store operation " + operation, ex);
+			}
+		}
+	}
+
 	void onOutcome(String name, Outcome outcome) {
 		for (IdempotencyListener listener : this.listeners) {
 			try {

@@ -468,11 +468,33 @@ abstract class IdempotencyEngineTests {
 	void aFailingListenerNeverBreaksACall() throws Throwable {
 		this.engine.close();
 		this.engine = new IdempotencyEngine(this.store, IdempotencyDefaults.STANDARD,
-				List.<IdempotencyListener>of((name, outcome) -> {
-					throw new IllegalStateException("listener down");
+				List.of(new IdempotencyListener() {
+
+					@Override
+					public void onOutcome(String name, Outcome outcome) {
+						throw new IllegalStateException("listener down");
+					}
+
+					@Override
+					public void onStoreOperation(StoreOperation operation, String store, long nanos,
+							boolean succeeded) {
+						throw new IllegalStateException("listener down");
+					}
+
 				}, this.listener));
 		assertThat(call(operation(REJECT, String.class), "k", () -> "fine")).isEqualTo("fine");
 		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
+	void everyStoreTransitionIsTimedForListeners() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		call(operation, "k", () -> "x");
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> call(operation, "other", () -> {
+			throw new IllegalStateException("boom");
+		}));
+		assertThat(this.listener.storeOperations()).containsExactly(StoreOperation.ACQUIRE, StoreOperation.COMPLETE,
+				StoreOperation.ACQUIRE, StoreOperation.RELEASE);
 	}
 
 	@Test
