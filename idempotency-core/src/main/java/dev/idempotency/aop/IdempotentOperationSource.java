@@ -80,10 +80,17 @@ public class IdempotentOperationSource {
 		if (method.getDeclaringClass() == Object.class) {
 			return null;
 		}
-		return this.cache
-			.computeIfAbsent(new MethodClassKey(method, targetClass),
-					(key) -> Optional.ofNullable(resolve(method, targetClass)))
-			.orElse(null);
+		MethodClassKey key = new MethodClassKey(method, targetClass);
+		Optional<IdempotentOperation> operation = this.cache.get(key);
+		if (operation == null) {
+			// Not computeIfAbsent: resolving can create beans (the result codec, beans in
+			// #{...} attributes), and proxying those comes back here for their methods,
+			// which a ConcurrentHashMap rejects as a recursive update.
+			operation = Optional.ofNullable(resolve(method, targetClass));
+			Optional<IdempotentOperation> raced = this.cache.putIfAbsent(key, operation);
+			operation = (raced != null) ? raced : operation;
+		}
+		return operation.orElse(null);
 	}
 
 	/**
