@@ -1,0 +1,309 @@
+package dev.idempotency.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.engine.StoreFailurePolicy;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration properties of the idempotency starter.
+ *
+ * @see IdempotencyAutoConfiguration
+ */
+@ConfigurationProperties("idempotency")
+public class IdempotencyProperties {
+
+	/**
+	 * Whether to make @Idempotent methods idempotent. When disabled, no method is
+	 * intercepted.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Store of idempotency records. 'auto' uses Redis when a RedisConnectionFactory bean
+	 * exists, and memory otherwise.
+	 */
+	private StoreType store = StoreType.AUTO;
+
+	/**
+	 * Prefix of the Redis keys of idempotency records.
+	 */
+	private String keyPrefix = "idempotency:";
+
+	/**
+	 * Lease of an in-progress attempt. It is renewed while the method runs, so it bounds
+	 * how long a crashed attempt blocks its key, not how long a method may take.
+	 */
+	private Duration lockTimeout = Duration.ofSeconds(30);
+
+	/**
+	 * How long a completed result is kept and replayed to duplicates.
+	 */
+	private Duration retention = Duration.ofHours(24);
+
+	/**
+	 * What a call does while another attempt for the same key holds a live lease.
+	 */
+	private InProgressPolicy onInProgress = InProgressPolicy.REJECT;
+
+	/**
+	 * Maximum time a call waits for another attempt when on-in-progress is 'wait'.
+	 */
+	private Duration waitTimeout = Duration.ofSeconds(10);
+
+	/**
+	 * What a call does when the store cannot be reached to acquire its record.
+	 */
+	private StoreFailurePolicy onStoreFailure = StoreFailurePolicy.FAIL;
+
+	/**
+	 * Maximum length of a key. A longer key is replaced by its SHA-256 hex digest.
+	 */
+	private int maxKeyLength = 200;
+
+	/**
+	 * Maximum size of an encoded result. A larger result completes its record without a
+	 * replayable body, and duplicates fail instead of running again.
+	 */
+	private DataSize maxResultSize = DataSize.ofMegabytes(1);
+
+	/**
+	 * Order of the advisor that intercepts @Idempotent methods. The default runs it
+	 * outside @Transactional (whose advisor has the lowest precedence by default), so
+	 * that a record completes only after the transaction has committed.
+	 */
+	private int advisorOrder = Ordered.LOWEST_PRECEDENCE - 100;
+
+	/**
+	 * Settings of single operations, by operation name (such as 'PaymentService.charge'),
+	 * overriding both the annotation and the global defaults.
+	 */
+	private final Map<String, Operation> operations = new LinkedHashMap<>();
+
+	private final Memory memory = new Memory();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public StoreType getStore() {
+		return this.store;
+	}
+
+	public void setStore(StoreType store) {
+		this.store = store;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getLockTimeout() {
+		return this.lockTimeout;
+	}
+
+	public void setLockTimeout(Duration lockTimeout) {
+		this.lockTimeout = lockTimeout;
+	}
+
+	public Duration getRetention() {
+		return this.retention;
+	}
+
+	public void setRetention(Duration retention) {
+		this.retention = retention;
+	}
+
+	public InProgressPolicy getOnInProgress() {
+		return this.onInProgress;
+	}
+
+	public void setOnInProgress(InProgressPolicy onInProgress) {
+		this.onInProgress = onInProgress;
+	}
+
+	public Duration getWaitTimeout() {
+		return this.waitTimeout;
+	}
+
+	public void setWaitTimeout(Duration waitTimeout) {
+		this.waitTimeout = waitTimeout;
+	}
+
+	public StoreFailurePolicy getOnStoreFailure() {
+		return this.onStoreFailure;
+	}
+
+	public void setOnStoreFailure(StoreFailurePolicy onStoreFailure) {
+		this.onStoreFailure = onStoreFailure;
+	}
+
+	public int getMaxKeyLength() {
+		return this.maxKeyLength;
+	}
+
+	public void setMaxKeyLength(int maxKeyLength) {
+		this.maxKeyLength = maxKeyLength;
+	}
+
+	public DataSize getMaxResultSize() {
+		return this.maxResultSize;
+	}
+
+	public void setMaxResultSize(DataSize maxResultSize) {
+		this.maxResultSize = maxResultSize;
+	}
+
+	public int getAdvisorOrder() {
+		return this.advisorOrder;
+	}
+
+	public void setAdvisorOrder(int advisorOrder) {
+		this.advisorOrder = advisorOrder;
+	}
+
+	public Map<String, Operation> getOperations() {
+		return this.operations;
+	}
+
+	public Memory getMemory() {
+		return this.memory;
+	}
+
+	/**
+	 * Store of idempotency records.
+	 */
+	public enum StoreType {
+
+		/**
+		 * Redis when a RedisConnectionFactory bean exists, memory otherwise.
+		 */
+		AUTO,
+
+		/**
+		 * Redis, through the RedisConnectionFactory bean.
+		 */
+		REDIS,
+
+		/**
+		 * Memory of this JVM: records are neither shared with other instances nor kept
+		 * across restarts.
+		 */
+		MEMORY
+
+	}
+
+	/**
+	 * What a call does while another attempt for the same key holds a live lease.
+	 */
+	public enum InProgressPolicy {
+
+		/**
+		 * Fail at once with IdempotencyInProgressException.
+		 */
+		REJECT,
+
+		/**
+		 * Wait up to the wait timeout for the other attempt, then replay its result.
+		 */
+		WAIT
+
+	}
+
+	/**
+	 * Settings of one operation. Each one left unset falls back to the annotation, then
+	 * to the global default.
+	 */
+	public static class Operation {
+
+		/**
+		 * Lease of an in-progress attempt of this operation.
+		 */
+		private @Nullable Duration lockTimeout;
+
+		/**
+		 * How long a completed result of this operation is kept and replayed.
+		 */
+		private @Nullable Duration retention;
+
+		/**
+		 * What a call of this operation does while another attempt for the same key holds
+		 * a live lease.
+		 */
+		private @Nullable InProgressPolicy onInProgress;
+
+		/**
+		 * Maximum time a call of this operation waits for another attempt.
+		 */
+		private @Nullable Duration waitTimeout;
+
+		public @Nullable Duration getLockTimeout() {
+			return this.lockTimeout;
+		}
+
+		public void setLockTimeout(@Nullable Duration lockTimeout) {
+			this.lockTimeout = lockTimeout;
+		}
+
+		public @Nullable Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(@Nullable Duration retention) {
+			this.retention = retention;
+		}
+
+		public @Nullable InProgressPolicy getOnInProgress() {
+			return this.onInProgress;
+		}
+
+		public void setOnInProgress(@Nullable InProgressPolicy onInProgress) {
+			this.onInProgress = onInProgress;
+		}
+
+		public @Nullable Duration getWaitTimeout() {
+			return this.waitTimeout;
+		}
+
+		public void setWaitTimeout(@Nullable Duration waitTimeout) {
+			this.waitTimeout = waitTimeout;
+		}
+
+	}
+
+	/**
+	 * Settings of the in-memory store.
+	 */
+	public static class Memory {
+
+		/**
+		 * Maximum number of records the in-memory store keeps.
+		 */
+		private int maxEntries = 100_000;
+
+		public int getMaxEntries() {
+			return this.maxEntries;
+		}
+
+		public void setMaxEntries(int maxEntries) {
+			this.maxEntries = maxEntries;
+		}
+
+	}
+
+}
