@@ -1,0 +1,138 @@
+package dev.idempotency.autoconfigure;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.idempotency.autoconfigure.IdempotencyProperties.StoreType;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.memory.InMemoryIdempotencyStore;
+import dev.idempotency.store.redis.RedisIdempotencyStore;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.diagnostics.FailureAnalyzedException;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * The store configurations, chosen by {@code idempotency.store}; imported in this order
+ * so that {@code auto} prefers Redis. Each backs off when the application defines its own
+ * {@link IdempotencyStore}.
+ */
+final class IdempotencyStoreConfigurations {
+
+	private static final Log logger = LogFactory.getLog(IdempotencyStoreConfigurations.class);
+
+	private static final String ADD_REDIS = "add spring-boot-starter-data-redis and configure spring.data.redis.*";
+
+	private IdempotencyStoreConfigurations() {
+	}
+
+	private static FailureAnalyzedException redisUnavailable(String reason) {
+		return new FailureAnalyzedException("idempotency.store=redis but " + reason + "; " + ADD_REDIS,
+				"Add spring-boot-starter-data-redis and configure spring.data.redis.* (or define a "
+						+ "RedisConnectionFactory bean), or set idempotency.store to 'auto' or 'memory'.");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RedisConnectionFactory.class)
+	@Conditional(RedisStoreCondition.class)
+	static class RedisStoreConfiguration {
+
+		// No connection is made here: the store must not stop the application from
+		// starting while Redis is unreachable.
+		@Bean
+		@ConditionalOnMissingBean(IdempotencyStore.class)
+		RedisIdempotencyStore idempotencyStore(ObjectProvider<RedisConnectionFactory> connectionFactory,
+				IdempotencyProperties properties) {
+			RedisConnectionFactory factory = connectionFactory.getIfAvailable();
+			if (factory == null) {
+				throw redisUnavailable("there is no RedisConnectionFactory bean");
+			}
+			return new RedisIdempotencyStore(factory, properties.getKeyPrefix());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingClass("org.springframework.data.redis.connection.RedisConnectionFactory")
+	@ConditionalOnProperty(prefix = "idempotency", name = "store", havingValue = "redis")
+	static class RedisLibraryMissingConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(IdempotencyStore.class)
+		IdempotencyStore idempotencyStore() {
+			throw redisUnavailable("Spring Data Redis is not on the classpath");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(MemoryStoreCondition.class)
+	static class MemoryStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(IdempotencyStore.class)
+		InMemoryIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
+			if (properties.getStore() == StoreType.AUTO) {
+				logger.warn("No RedisConnectionFactory bean: idempotency records are kept in memory, in this JVM "
+						+ "only. A duplicate that reaches another instance, or arrives after a restart, runs again. "
+						+ "For several instances, " + ADD_REDIS + "; to keep records in memory on purpose, set "
+						+ "idempotency.store=memory.");
+			}
+			return new InMemoryIdempotencyStore(properties.getMemory().getMaxEntries());
+		}
+
+	}
+
+	/**
+	 * Redis when asked for, or when {@code auto} finds a connection factory.
+	 */
+	static class RedisStoreCondition extends AnyNestedCondition {
+
+		RedisStoreCondition() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
+		@ConditionalOnProperty(prefix = "idempotency", name = "store", havingValue = "redis")
+		static class Explicit {
+
+		}
+
+		@ConditionalOnProperty(prefix = "idempotency", name = "store", havingValue = "auto", matchIfMissing = true)
+		@ConditionalOnBean(RedisConnectionFactory.class)
+		static class Detected {
+
+		}
+
+	}
+
+	/**
+	 * Memory when asked for, or as the fallback of {@code auto}.
+	 */
+	static class MemoryStoreCondition extends AnyNestedCondition {
+
+		MemoryStoreCondition() {
+			super(ConfigurationPhase.PARSE_CONFIGURATION);
+		}
+
+		@ConditionalOnProperty(prefix = "idempotency", name = "store", havingValue = "memory")
+		static class Explicit {
+
+		}
+
+		@ConditionalOnProperty(prefix = "idempotency", name = "store", havingValue = "auto", matchIfMissing = true)
+		static class Fallback {
+
+		}
+
+	}
+
+}
