@@ -87,6 +87,9 @@ final class IdempotencyStoreConfigurations {
 						+ "For several instances, " + ADD_REDIS + "; to keep records in memory on purpose, set "
 						+ "idempotency.store=memory.");
 			}
+			else {
+				logger.info("Idempotency records are kept in memory, in this JVM only (idempotency.store=memory)");
+			}
 			return new InMemoryIdempotencyStore(properties.getMemory().getMaxEntries());
 		}
 
