@@ -38,7 +38,7 @@ final class ExpressionParsing {
 			expression = PARSER.parseExpression(text);
 		}
 		catch (ParseException ex) {
-			throw invalid(attribute, text, method, ex.getMessage(), ex);
+			throw invalid(attribute, text, method, ex.getMessage());
 		}
 		List<String> unknown = new ArrayList<>();
 		collectUnknownVariables(((SpelExpression) expression).getAST(), argumentIndexes, unknown);
@@ -51,7 +51,7 @@ final class ExpressionParsing {
 				.toString();
 			String hint = namesKnown ? "parameters are " + known + ", or use #p0/#a0"
 					: "parameter names are not available: compile with -parameters, or use #p0/#a0";
-			throw invalid(attribute, text, method, "unknown variable " + unknown + "; " + hint, null);
+			throw invalid(attribute, text, method, "unknown variable " + unknown + "; " + hint);
 		}
 		return expression;
 	}
@@ -74,11 +74,11 @@ final class ExpressionParsing {
 				&& name.substring(1).chars().allMatch(Character::isDigit);
 	}
 
-	static IllegalStateException invalid(String attribute, String text, Method method, @Nullable String reason,
-			@Nullable Throwable cause) {
+	// The reason carries the cause's message instead of chaining it, so that the root
+	// cause of a failed startup names the method and the expression.
+	static IllegalStateException invalid(String attribute, String text, Method method, @Nullable String reason) {
 		return new IllegalStateException(
-				"Invalid @Idempotent(" + attribute + " = \"" + text + "\") on " + describe(method) + ": " + reason,
-				cause);
+				"Invalid @Idempotent(" + attribute + " = \"" + text + "\") on " + describe(method) + ": " + reason);
 	}
 
 	static String describe(Method method) {

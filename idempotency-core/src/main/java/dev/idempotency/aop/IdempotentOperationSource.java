@@ -176,7 +176,7 @@ public class IdempotentOperationSource {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException("Invalid settings of @Idempotent operation '" + name + "' on "
-					+ ExpressionParsing.describe(method) + ": " + ex.getMessage(), ex);
+					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
 		}
 	}
 
@@ -192,7 +192,7 @@ public class IdempotentOperationSource {
 			return Durations.parse(resolved);
 		}
 		catch (IllegalArgumentException ex) {
-			throw ExpressionParsing.invalid(attribute, value, method, ex.getMessage(), ex);
+			throw ExpressionParsing.invalid(attribute, value, method, ex.getMessage());
 		}
 	}
 

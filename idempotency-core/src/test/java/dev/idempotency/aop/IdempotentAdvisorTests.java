@@ -30,6 +30,7 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.MapPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -163,12 +164,9 @@ class IdempotentAdvisorTests {
 	}
 
 	private static String invalidAnnotation(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof IllegalStateException && cause.getMessage().startsWith("Invalid")) {
-				return cause.getMessage();
-			}
-		}
-		throw new AssertionError("No 'Invalid @Idempotent' failure in " + failure, failure);
+		Throwable root = NestedExceptionUtils.getRootCause(failure);
+		assertThat(root).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("Invalid");
+		return root.getMessage();
 	}
 
 	@Configuration(proxyBeanMethods = false)
