@@ -147,9 +147,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 			return run(operation, new Attempt(record, owner, acquired.fence()), acquired.takeover(), invocation, call);
 		}
 		if (result instanceof Completed completed) {
-			Object replayed = replay(operation, record, completed.result());
+			// Reported before decoding: a duplicate of a result that cannot be replayed
+			// is
+			// still a duplicate the method did not run for, and must be counted as one.
 			report(call, operation, Outcome.REPLAYED);
-			return replayed;
+			return replay(operation, record, completed.result());
 		}
 		if (result instanceof InProgress inProgress) {
 			report(call, operation, Outcome.IN_PROGRESS);
