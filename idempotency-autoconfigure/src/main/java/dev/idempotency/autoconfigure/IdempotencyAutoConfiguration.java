@@ -13,6 +13,7 @@ import dev.idempotency.engine.DefaultIdempotentExecutor;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.IdempotencyListener;
+import dev.idempotency.engine.IdempotencyObserver;
 import dev.idempotency.store.IdempotencyStore;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -84,8 +85,9 @@ public final class IdempotencyAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotencyEngine idempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
-			ObjectProvider<IdempotencyListener> listeners) {
-		return new IdempotencyEngine(store, defaults, listeners.orderedStream().toList());
+			ObjectProvider<IdempotencyListener> listeners, ObjectProvider<IdempotencyObserver> observer) {
+		return new IdempotencyEngine(store, defaults, listeners.orderedStream().toList(),
+				observer.getIfUnique(() -> IdempotencyObserver.NONE));
 	}
 
 	@Bean

@@ -14,6 +14,7 @@ import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyReplayException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.ResultCodec.TypedCodec;
+import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
@@ -49,14 +50,27 @@ public final class IdempotencyEngine implements AutoCloseable {
 	private final InProgressWaiter waiter = new InProgressWaiter();
 
 	/**
-	 * Create an engine.
+	 * Create an engine that no observer wraps calls of.
 	 * @param store the store of records
 	 * @param defaults global settings and per-operation overrides
 	 * @param listeners listeners told of every outcome
 	 */
 	public IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
 			List<? extends IdempotencyListener> listeners) {
-		this.listeners = new Listeners(listeners);
+		this(store, defaults, listeners, IdempotencyObserver.NONE);
+	}
+
+	/**
+	 * Create an engine.
+	 * @param store the store of records
+	 * @param defaults global settings and per-operation overrides
+	 * @param listeners listeners told of every outcome
+	 * @param observer the observer that wraps every call, such as a tracer, or
+	 * {@link IdempotencyObserver#NONE}
+	 */
+	public IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
+			List<? extends IdempotencyListener> listeners, IdempotencyObserver observer) {
+		this.listeners = new Listeners(listeners, observer);
 		this.store = this.listeners.isEmpty() ? store : new TimedStore(store, this.listeners);
 		this.defaults = defaults;
 		this.renewer = new LeaseRenewer(this.store);
@@ -100,6 +114,22 @@ public final class IdempotencyEngine implements AutoCloseable {
 			Invocation invocation) throws Throwable {
 		RecordKey record = new RecordKey(operation.name(),
 				Keys.normalize(operation, rawKey, this.defaults.maxKeyLength()));
+		Call call = this.listeners.start(record);
+		Throwable error = null;
+		try {
+			return acquireAndRun(operation, record, fingerprint, invocation, call);
+		}
+		catch (Throwable ex) {
+			error = ex;
+			throw ex;
+		}
+		finally {
+			this.listeners.end(call, record, error);
+		}
+	}
+
+	private @Nullable Object acquireAndRun(Operation operation, RecordKey record, byte @Nullable [] fingerprint,
+			Invocation invocation, Call call) throws Throwable {
 		OperationSettings settings = operation.settings();
 		String owner = OwnerTokens.next();
 		AcquireRequest request = new AcquireRequest(owner, settings.lockTimeout(), settings.retention(), fingerprint);
@@ -111,41 +141,43 @@ public final class IdempotencyEngine implements AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			return onAcquireFailure(operation, record, ex, invocation);
+			return onAcquireFailure(operation, record, ex, invocation, call);
 		}
 		if (result instanceof Acquired acquired) {
-			return run(operation, new Attempt(record, owner, acquired.fence()), acquired.takeover(), invocation);
+			return run(operation, new Attempt(record, owner, acquired.fence()), acquired.takeover(), invocation, call);
 		}
 		if (result instanceof Completed completed) {
-			Object replayed = replay(operation, record, completed.result());
-			this.listeners.onOutcome(operation.name(), Outcome.REPLAYED);
-			return replayed;
+			// Reported before decoding: a duplicate of a result that cannot be replayed
+			// is
+			// still a duplicate the method did not run for, and must be counted as one.
+			report(call, operation, Outcome.REPLAYED);
+			return replay(operation, record, completed.result());
 		}
 		if (result instanceof InProgress inProgress) {
-			this.listeners.onOutcome(operation.name(), Outcome.IN_PROGRESS);
+			report(call, operation, Outcome.IN_PROGRESS);
 			throw new IdempotencyInProgressException(record.name(), record.key(), inProgress.leaseRemaining());
 		}
 		if (result instanceof KeyReused) {
-			this.listeners.onOutcome(operation.name(), Outcome.KEY_REUSE);
+			report(call, operation, Outcome.KEY_REUSE);
 			throw new IdempotencyKeyReuseException(record.name(), record.key());
 		}
 		throw new IllegalStateException("Unknown acquire result " + result);
 	}
 
 	private @Nullable Object onAcquireFailure(Operation operation, RecordKey record, RuntimeException ex,
-			Invocation invocation) throws Throwable {
+			Invocation invocation, Call call) throws Throwable {
 		if (this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED) {
 			logger.warn("Store unavailable for " + record + ": running the method WITHOUT idempotency protection "
 					+ "(idempotency.on-store-failure=proceed)", ex);
-			this.listeners.onOutcome(operation.name(), Outcome.BYPASSED);
+			report(call, operation, Outcome.BYPASSED);
 			return invocation.proceed();
 		}
-		this.listeners.onOutcome(operation.name(), Outcome.STORE_ERROR);
+		report(call, operation, Outcome.STORE_ERROR);
 		throw storeException("acquire", record, ex);
 	}
 
-	private @Nullable Object run(Operation operation, Attempt attempt, boolean takeover, Invocation invocation)
-			throws Throwable {
+	private @Nullable Object run(Operation operation, Attempt attempt, boolean takeover, Invocation invocation,
+			Call call) throws Throwable {
 		OperationSettings settings = operation.settings();
 		Renewal renewal = this.renewer.start(attempt, settings.lockTimeout());
 		Attempt outer = CURRENT.get();
@@ -156,16 +188,20 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		catch (Throwable ex) {
 			renewal.stop();
-			release(operation, attempt, ex);
+			release(operation, attempt, ex, call);
 			throw ex;
 		}
 		finally {
 			restore(outer);
 		}
 		renewal.stop();
-		complete(operation, attempt, encode(operation, attempt, value));
-		this.listeners.onOutcome(operation.name(), takeover ? Outcome.RECOVERED : Outcome.EXECUTED);
+		complete(operation, attempt, encode(operation, attempt, value), call);
+		report(call, operation, takeover ? Outcome.RECOVERED : Outcome.EXECUTED);
 		return value;
+	}
+
+	private void report(Call call, Operation operation, Outcome outcome) {
+		this.listeners.onOutcome(call, operation.name(), outcome);
 	}
 
 	private static void restore(@Nullable Attempt outer) {
@@ -177,27 +213,27 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private void complete(Operation operation, Attempt attempt, StoredResult stored) {
+	private void complete(Operation operation, Attempt attempt, StoredResult stored, Call call) {
 		boolean completed;
 		try {
 			completed = this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored,
 					operation.settings().retention());
 		}
 		catch (RuntimeException ex) {
-			this.listeners.onOutcome(operation.name(), Outcome.STORE_ERROR);
+			report(call, operation, Outcome.STORE_ERROR);
 			throw storeException("complete", attempt.record(), ex);
 		}
 		if (!completed) {
 			logger.error(attempt + " ran its method but lost the record to another attempt before completing: "
 					+ "its result was discarded. Raise the lock timeout of operation '" + operation.name()
 					+ "' if this attempt was alive (a long GC pause or a frozen process).");
-			this.listeners.onOutcome(operation.name(), Outcome.LOCK_LOST);
+			report(call, operation, Outcome.LOCK_LOST);
 			throw new IdempotencyLockLostException(attempt.name(), attempt.key(), attempt.fence());
 		}
 	}
 
-	private void release(Operation operation, Attempt attempt, Throwable failure) {
-		this.listeners.onOutcome(operation.name(), Outcome.FAILED);
+	private void release(Operation operation, Attempt attempt, Throwable failure, Call call) {
+		report(call, operation, Outcome.FAILED);
 		try {
 			if (!this.store.release(attempt.record(), attempt.owner(), attempt.fence(),
 					operation.settings().retention())) {

@@ -11,7 +11,9 @@ public enum Outcome {
 	EXECUTED,
 
 	/**
-	 * The stored result of an earlier attempt was returned; the method did not run.
+	 * An earlier attempt had completed, so the method did not run: its stored result was
+	 * returned, or {@link dev.idempotency.IdempotencyReplayException} thrown if that
+	 * result cannot be replayed.
 	 */
 	REPLAYED,
 

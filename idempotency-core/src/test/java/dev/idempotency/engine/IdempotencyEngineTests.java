@@ -435,6 +435,7 @@ abstract class IdempotencyEngineTests {
 			.isThrownBy(() -> call(operation, "k", () -> runs.incrementAndGet()))
 			.withMessageContaining("could not be encoded");
 		assertThat(runs).hasValue(1);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
 	}
 
 	@Test
@@ -462,6 +463,7 @@ abstract class IdempotencyEngineTests {
 		assertThatExceptionOfType(IdempotencyReplayException.class)
 			.isThrownBy(() -> call(operation(REJECT, Integer.class), "k", () -> 1))
 			.withMessageContaining("does not decode");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
 	}
 
 	@Test

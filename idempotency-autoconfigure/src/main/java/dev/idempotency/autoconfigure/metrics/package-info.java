@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the idempotency meters.
+ */
+@NullMarked
+package dev.idempotency.autoconfigure.metrics;
+
+import org.jspecify.annotations.NullMarked;

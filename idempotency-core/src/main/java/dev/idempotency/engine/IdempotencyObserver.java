@@ -1,0 +1,71 @@
+package dev.idempotency.engine;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Wraps each idempotent call as a whole, for tracing. Unlike an
+ * {@link IdempotencyListener}, which hears of a call after the fact, an observer is
+ * started before the first store request and ended after the last, on the caller's
+ * thread, so that whatever it makes current there (a span) is current while the method
+ * runs, and the method's own spans nest under it.
+ * <p>
+ * The engine calls {@link #start} once the key is valid (a call rejected for its key is
+ * not observed), then, on the same thread, {@link Call#outcome} once when the outcome is
+ * known and {@link Call#end} exactly once. Implementations must be fast and thread-safe;
+ * an exception they throw is logged and never breaks the call.
+ */
+@FunctionalInterface
+public interface IdempotencyObserver {
+
+	/**
+	 * An observer that observes nothing and allocates nothing per call.
+	 */
+	IdempotencyObserver NONE = (name, key) -> Call.NONE;
+
+	/**
+	 * Start observing a call.
+	 * @param name the operation name
+	 * @param key the idempotency key, after hashing if it was too long; it identifies a
+	 * business request, so it must never become a metric tag
+	 * @return the observed call, which the engine ends
+	 */
+	Call start(String name, String key);
+
+	/**
+	 * One observed call.
+	 */
+	interface Call {
+
+		/**
+		 * A call that ignores everything.
+		 */
+		Call NONE = new Call() {
+
+			@Override
+			public void outcome(Outcome outcome) {
+			}
+
+			@Override
+			public void end(@Nullable Throwable error) {
+			}
+
+		};
+
+		/**
+		 * Called once, when the outcome is known: before the method's exception
+		 * propagates for {@link Outcome#FAILED}, and before the method runs for
+		 * {@link Outcome#BYPASSED}.
+		 * @param outcome how the call ends
+		 */
+		void outcome(Outcome outcome);
+
+		/**
+		 * Called once, last, on the thread that started the call.
+		 * @param error what the call throws to its caller (the method's own exception or
+		 * an {@link dev.idempotency.IdempotencyException}), or {@code null}
+		 */
+		void end(@Nullable Throwable error);
+
+	}
+
+}
