@@ -55,12 +55,21 @@ record DemoReport(long deliveries, long uniqueEvents, long sideEffects, long rep
 	}
 
 	private String verdict() {
-		String seconds = "%.1f s".formatted(this.took.toMillis() / 1000.0);
+		String took = " (%.1f s)".formatted(this.took.toMillis() / 1000.0);
 		if (passed()) {
-			return "PASS: side effects == unique events: every payment was charged exactly once (" + seconds + ")";
+			return "PASS: side effects == unique events: every payment was charged exactly once" + took;
 		}
-		return "FAIL: " + this.sideEffects + " side effects for " + this.uniqueEvents + " unique events" + " ("
-				+ seconds + ")";
+		List<String> reasons = new ArrayList<>();
+		if (this.sideEffects != this.uniqueEvents) {
+			reasons.add(this.sideEffects + " side effects for " + this.uniqueEvents + " unique events");
+		}
+		if (this.unfinished > 0) {
+			reasons.add("unfinished deliveries: " + this.unfinished);
+		}
+		if (!this.errors.isEmpty()) {
+			reasons.add("failed deliveries: " + this.errors.size());
+		}
+		return "FAIL: " + String.join(", ", reasons) + took;
 	}
 
 	private record Row(String label, long value) {
