@@ -26,6 +26,8 @@ import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
 
+import org.springframework.util.Assert;
+
 /**
  * Runs idempotent calls against a store: acquire, run while renewing the lease, complete
  * or release, or replay, as the reference design's "behaviour of one call" describes.
@@ -98,6 +100,22 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	public IdempotencyDefaults getDefaults() {
 		return this.defaults;
+	}
+
+	/**
+	 * Return the record a call of an operation with a key is stored under, for operators
+	 * who look a key up or evict it: a key longer than
+	 * {@link IdempotencyDefaults#maxKeyLength()} is stored as the lowercase hex SHA-256
+	 * of its UTF-8 bytes, any other key as it is. A digest given as the key is found too,
+	 * since it is never longer than the maximum.
+	 * @param name the operation name
+	 * @param key the key as the key expression evaluates it
+	 * @return the record key
+	 * @throws IllegalArgumentException if the name or the key is blank
+	 */
+	public RecordKey recordKey(String name, String key) {
+		Assert.hasText(key, "'key' must not be empty");
+		return new RecordKey(name, Keys.stored(key, this.defaults.maxKeyLength()));
 	}
 
 	/**

@@ -26,6 +26,10 @@ final class Keys {
 			throw new IdempotencyKeyException("Key of operation '" + operation.name() + "' is blank (from "
 					+ operation.keySource() + "); the method was not called");
 		}
+		return stored(key, maxLength);
+	}
+
+	static String stored(String key, int maxLength) {
 		return (key.length() > maxLength) ? sha256Hex(key) : key;
 	}
 

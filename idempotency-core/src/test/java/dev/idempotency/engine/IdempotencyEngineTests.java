@@ -157,6 +157,20 @@ abstract class IdempotencyEngineTests {
 	}
 
 	@Test
+	void recordKeyIsTheKeyAsStoredByACall() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		String longKey = "x".repeat(201);
+		call(operation, longKey, () -> "x");
+		call(operation, "short", () -> "y");
+		RecordKey hashed = this.engine.recordKey(operation.name(), longKey);
+		assertThat(hashed).isEqualTo(new RecordKey(operation.name(), Keys.sha256Hex(longKey)));
+		assertThat(this.store.read(hashed)).isPresent();
+		assertThat(this.engine.recordKey(operation.name(), hashed.key())).isEqualTo(hashed);
+		assertThat(this.store.read(this.engine.recordKey(operation.name(), "short"))).isPresent();
+		assertThat(this.engine.recordKey(operation.name(), "y".repeat(200)).key()).isEqualTo("y".repeat(200));
+	}
+
+	@Test
 	void nonStringKeysUseToString() throws Throwable {
 		Operation operation = operation(REJECT, String.class);
 		AtomicReference<String> seen = new AtomicReference<>();

@@ -3,7 +3,9 @@ package dev.idempotency.store.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -17,6 +19,7 @@ import dev.idempotency.store.StoredResult;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.serializer.RedisSerializer;
@@ -108,6 +111,39 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	@Override
 	public String type() {
 		return "redis";
+	}
+
+	/**
+	 * Return whether the Redis server holds each transition script in its script cache,
+	 * asked in one round trip ({@code SCRIPT EXISTS}), for health checks.
+	 * <p>
+	 * A script missing from the cache is not a fault: the next transition that needs it
+	 * sends it in full once ({@code EVAL}), and later calls use {@code EVALSHA} again.
+	 * Scripts missing after the application has warmed up point at a server restart, a
+	 * failover to a replica, or {@code SCRIPT FLUSH}. On a cluster the answer is that of
+	 * the node the command reaches.
+	 * @return whether each script is cached, by transition name ({@code acquire},
+	 * {@code complete}, {@code release}, {@code renew}, {@code read})
+	 * @throws IdempotencyStoreException when Redis fails
+	 */
+	public Map<String, Boolean> scriptsLoaded() {
+		Map<String, RedisScript<?>> scripts = this.scripts.byTransition();
+		String[] shas = scripts.values().stream().map(RedisScript::getSha1).toArray(String[]::new);
+		List<Boolean> exists;
+		try {
+			exists = this.template.execute(
+					(RedisCallback<List<Boolean>>) (connection) -> connection.scriptingCommands().scriptExists(shas));
+		}
+		catch (RuntimeException ex) {
+			throw new IdempotencyStoreException("Redis failed to tell whether the idempotency scripts are loaded", ex);
+		}
+		Assert.state(exists != null && exists.size() == shas.length, "No reply from Redis to SCRIPT EXISTS");
+		Map<String, Boolean> loaded = new LinkedHashMap<>();
+		int i = 0;
+		for (String transition : scripts.keySet()) {
+			loaded.put(transition, exists.get(i++));
+		}
+		return loaded;
 	}
 
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {

@@ -3,7 +3,9 @@ package dev.idempotency.store.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.StreamUtils;
@@ -59,6 +61,20 @@ final class RedisScripts {
 
 	RedisScript<List<Object>> read() {
 		return this.read;
+	}
+
+	/**
+	 * Return every script by the name of its transition, in a stable order.
+	 * @return the scripts
+	 */
+	Map<String, RedisScript<?>> byTransition() {
+		Map<String, RedisScript<?>> scripts = new LinkedHashMap<>();
+		scripts.put("acquire", this.acquire);
+		scripts.put("complete", this.complete);
+		scripts.put("release", this.release);
+		scripts.put("renew", this.renew);
+		scripts.put("read", this.read);
+		return scripts;
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })

@@ -31,6 +31,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.entry;
 
 class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
@@ -163,6 +164,28 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 					assertThat(calls(stats, "eval")).isEqualTo(2);
 					assertThat(calls(stats, "evalsha")).isGreaterThanOrEqualTo(8);
 				}
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void scriptsAreReportedLoadedOnceTheyHaveRun() {
+		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			try {
+				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX);
+				assertThat(store.scriptsLoaded()).containsExactly(entry("acquire", false), entry("complete", false),
+						entry("release", false), entry("renew", false), entry("read", false));
+				RecordKey key = newKey();
+				store.acquire(key, request("a"));
+				store.read(key);
+				assertThat(store.scriptsLoaded()).containsExactly(entry("acquire", true), entry("complete", false),
+						entry("release", false), entry("renew", false), entry("read", true));
+				server.stop();
+				assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(store::scriptsLoaded);
 			}
 			finally {
 				factory.destroy();

@@ -1,0 +1,108 @@
+package dev.idempotency.actuate.endpoint;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.aop.IdempotentOperationSource;
+import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.store.RecordKey;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+import org.springframework.util.Assert;
+import org.springframework.util.StringUtils;
+
+/**
+ * {@link Endpoint @Endpoint} that shows how idempotent operations are configured, and
+ * lets operators inspect a single record or evict it so that the next call runs the
+ * method again.
+ * <p>
+ * A key is given as the key expression evaluates it and looked up as the engine stores
+ * it: one longer than {@code idempotency.max-key-length} by its SHA-256 digest, which may
+ * also be given directly. Since a key may contain {@code /}, it takes the rest of the
+ * path. Store failures propagate as {@link dev.idempotency.IdempotencyStoreException}.
+ */
+@Endpoint(id = "idempotency")
+public class IdempotencyEndpoint {
+
+	private final IdempotencyEngine engine;
+
+	private final IdempotentOperationSource operationSource;
+
+	private final @Nullable String keyPrefix;
+
+	/**
+	 * Create an endpoint.
+	 * @param engine the engine whose store and settings to show
+	 * @param operationSource the source of the annotated operations
+	 * @param keyPrefix the prefix of the store's keys, or {@code null} when the store has
+	 * none
+	 */
+	public IdempotencyEndpoint(IdempotencyEngine engine, IdempotentOperationSource operationSource,
+			@Nullable String keyPrefix) {
+		Assert.notNull(engine, "'engine' must not be null");
+		Assert.notNull(operationSource, "'operationSource' must not be null");
+		this.engine = engine;
+		this.operationSource = operationSource;
+		this.keyPrefix = keyPrefix;
+	}
+
+	/**
+	 * Describe the store, the global settings, every {@code @Idempotent} operation
+	 * resolved so far with its effective settings, and the configured operations that
+	 * none of them uses.
+	 * @return the description
+	 */
+	@ReadOperation
+	public IdempotencyDescriptor idempotency() {
+		return IdempotencyDescriptor.of(this.engine.getStore().type(), this.keyPrefix, this.engine.getDefaults(),
+				this.operationSource.getOperations());
+	}
+
+	/**
+	 * Return the record of a key.
+	 * @param name the operation name
+	 * @param key the key, in path segments
+	 * @return the record, or {@code null} if there is none
+	 */
+	@ReadOperation
+	public @Nullable RecordDescriptor record(@Selector String name,
+			@Selector(match = Match.ALL_REMAINING) String[] key) {
+		String raw = join(key);
+		RecordKey recordKey = recordKey(name, raw);
+		return this.engine.getStore()
+			.read(recordKey)
+			.map((record) -> RecordDescriptor.of(record, !recordKey.key().equals(raw)))
+			.orElse(null);
+	}
+
+	/**
+	 * Delete the record of a key, whatever its state, so that the next call with the key
+	 * runs the method again. Deleting the record of an attempt still running lets a
+	 * duplicate run alongside it.
+	 * @param name the operation name
+	 * @param key the key, in path segments
+	 * @return whether there was a record to delete
+	 */
+	@DeleteOperation
+	public boolean evict(@Selector String name, @Selector(match = Match.ALL_REMAINING) String[] key) {
+		return this.engine.getStore().evict(recordKey(name, join(key)));
+	}
+
+	private RecordKey recordKey(String name, String key) {
+		if (!StringUtils.hasText(name) || !StringUtils.hasText(key)) {
+			throw new InvalidEndpointRequestException("Operation name and key must not be blank",
+					"operation name and key must not be blank");
+		}
+		return this.engine.recordKey(name, key);
+	}
+
+	// Path segments lose the slashes between them, which a key may contain.
+	private static String join(String[] segments) {
+		return String.join("/", segments);
+	}
+
+}

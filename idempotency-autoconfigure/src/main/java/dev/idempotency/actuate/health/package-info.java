@@ -1,0 +1,7 @@
+/**
+ * Health indicator of the idempotency store.
+ */
+@NullMarked
+package dev.idempotency.actuate.health;
+
+import org.jspecify.annotations.NullMarked;

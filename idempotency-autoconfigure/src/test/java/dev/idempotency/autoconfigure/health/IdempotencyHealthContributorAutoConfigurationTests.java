@@ -1,0 +1,95 @@
+package dev.idempotency.autoconfigure.health;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.actuate.health.IdempotencyHealthIndicator;
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.test.RedisServerProcess;
+import dev.idempotency.test.TestRedis;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link IdempotencyHealthContributorAutoConfiguration}.
+ */
+class IdempotencyHealthContributorAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class,
+				IdempotencyHealthContributorAutoConfiguration.class));
+
+	@Test
+	void registersIndicatorNamedForTheIdempotencyContributor() {
+		this.contextRunner.withPropertyValues("idempotency.store=memory").run((context) -> {
+			assertThat(context).hasSingleBean(IdempotencyHealthIndicator.class).hasBean("idempotencyHealthIndicator");
+			Health health = context.getBean(IdempotencyHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("store", "memory");
+		});
+	}
+
+	@Test
+	void disabledByItsProperty() {
+		this.contextRunner.withPropertyValues("management.health.idempotency.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyHealthIndicator.class));
+	}
+
+	@Test
+	void disabledWithTheDefaultIndicators() {
+		this.contextRunner.withPropertyValues("management.health.defaults.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyHealthIndicator.class));
+	}
+
+	@Test
+	void enabledAloneWhenTheDefaultIndicatorsAreDisabled() {
+		this.contextRunner
+			.withPropertyValues("management.health.defaults.enabled=false",
+					"management.health.idempotency.enabled=true")
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyHealthIndicator.class));
+	}
+
+	@Test
+	void absentWhenIdempotencyIsDisabled() {
+		this.contextRunner.withPropertyValues("idempotency.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyHealthIndicator.class));
+	}
+
+	@Test
+	void backsOffFromAnIndicatorOfTheSameName() {
+		this.contextRunner
+			.withBean("idempotencyHealthIndicator", HealthIndicator.class, () -> () -> Health.up().build())
+			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyHealthIndicator.class)
+				.hasBean("idempotencyHealthIndicator"));
+	}
+
+	@Test
+	void redisStoreIsDownWithinTheCommandTimeoutWhenRedisStops() {
+		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+			this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.host=" + server.host(),
+						"spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=2s")
+				.run((context) -> {
+					HealthIndicator indicator = context.getBean(IdempotencyHealthIndicator.class);
+					Health up = indicator.health();
+					assertThat(up.getStatus()).isEqualTo(Status.UP);
+					assertThat(up.getDetails()).containsEntry("store", "redis").containsKey("scripts");
+					server.stop();
+					long start = System.nanoTime();
+					Health down = indicator.health();
+					assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+					assertThat(down.getDetails()).containsEntry("store", "redis").containsKey("error");
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+				});
+		}
+	}
+
+}
