@@ -165,9 +165,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 			return run(operation, new Attempt(record, owner, acquired.fence()), acquired.takeover(), invocation, call);
 		}
 		if (result instanceof Completed completed) {
-			// Reported before decoding: a duplicate of a result that cannot be replayed
-			// is
-			// still a duplicate the method did not run for, and must be counted as one.
+			// Counted before decoding: a duplicate whose result cannot be replayed
+			// is still a duplicate that the method did not run for.
 			report(call, operation, Outcome.REPLAYED);
 			return replay(operation, record, completed.result());
 		}
