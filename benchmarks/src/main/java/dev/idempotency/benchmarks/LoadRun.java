@@ -1,5 +1,7 @@
 package dev.idempotency.benchmarks;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +20,8 @@ final class LoadRun {
 
 	private static final long MAX_LATENCY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+	private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
 	private LoadRun() {
 	}
 
@@ -34,6 +38,7 @@ final class LoadRun {
 		CyclicBarrier start = new CyclicBarrier(threads + 1);
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		long[] counts = new long[threads];
+		long[] cpu = new long[threads];
 		Histogram[] histograms = new Histogram[threads];
 		long[] deadline = new long[1];
 		List<Thread> callers = new ArrayList<>();
@@ -42,6 +47,7 @@ final class LoadRun {
 			histograms[t] = new Histogram(MAX_LATENCY_NANOS, 3);
 			Thread caller = new Thread(() -> {
 				await(start);
+				long cpuBefore = THREADS.getCurrentThreadCpuTime();
 				long end = deadline[0];
 				Histogram histogram = histograms[thread];
 				long count = 0;
@@ -62,6 +68,7 @@ final class LoadRun {
 					failure.compareAndSet(null, ex);
 				}
 				counts[thread] = count;
+				cpu[thread] = THREADS.getCurrentThreadCpuTime() - cpuBefore;
 			}, "caller-" + t);
 			callers.add(caller);
 			caller.start();
@@ -78,11 +85,13 @@ final class LoadRun {
 		}
 		Histogram latency = new Histogram(MAX_LATENCY_NANOS, 3);
 		long calls = 0;
+		long callerCpu = 0;
 		for (int t = 0; t < threads; t++) {
 			latency.add(histograms[t]);
 			calls += counts[t];
+			callerCpu += cpu[t];
 		}
-		return new Sample(calls, duration.toNanos(), latency, 0, 0);
+		return new Sample(calls, duration.toNanos(), latency, callerCpu, 0, 0);
 	}
 
 	private static void await(CyclicBarrier barrier) {
@@ -134,13 +143,19 @@ final class LoadRun {
 	 * @param calls calls completed before the deadline
 	 * @param nanos how long the runs lasted
 	 * @param latency latency of each of those calls, in nanoseconds
+	 * @param callerCpuNanos CPU time of the calling threads
 	 * @param jvmCpuNanos CPU time of the whole JVM during the runs
 	 * @param redisCpuNanos CPU time of the Redis server during the runs
 	 */
-	record Sample(long calls, long nanos, Histogram latency, long jvmCpuNanos, long redisCpuNanos) {
+	record Sample(long calls, long nanos, Histogram latency, long callerCpuNanos, long jvmCpuNanos,
+			long redisCpuNanos) {
 
 		double throughput() {
 			return this.calls * 1e9 / this.nanos;
+		}
+
+		double callerCpuMicrosPerCall() {
+			return this.callerCpuNanos / 1000.0 / this.calls;
 		}
 
 		double jvmCpuMicrosPerCall() {
@@ -152,14 +167,15 @@ final class LoadRun {
 		}
 
 		Sample withCpu(long jvmCpuNanos, long redisCpuNanos) {
-			return new Sample(this.calls, this.nanos, this.latency, jvmCpuNanos, redisCpuNanos);
+			return new Sample(this.calls, this.nanos, this.latency, this.callerCpuNanos, jvmCpuNanos, redisCpuNanos);
 		}
 
 		Sample plus(Sample other) {
 			Histogram sum = this.latency.copy();
 			sum.add(other.latency);
 			return new Sample(this.calls + other.calls, this.nanos + other.nanos, sum,
-					this.jvmCpuNanos + other.jvmCpuNanos, this.redisCpuNanos + other.redisCpuNanos);
+					this.callerCpuNanos + other.callerCpuNanos, this.jvmCpuNanos + other.jvmCpuNanos,
+					this.redisCpuNanos + other.redisCpuNanos);
 		}
 
 	}

@@ -121,11 +121,11 @@ public final class RedisHarness {
 						Sample sample = samples.get(side);
 						results.add(threads, workload, side, sample);
 						log("%2d threads, rep %d/%d, %-8s %-7s %,9.0f calls/s  p50 %5.0f µs  p99 %6.0f µs  "
-								+ "CPU/call JVM %5.1f µs, Redis %5.1f µs", threads, repetition + 1,
+								+ "CPU/call callers %5.1f µs, JVM %5.1f µs, Redis %5.1f µs", threads, repetition + 1,
 								this.options.repetitions(), workload.label(), side.name().toLowerCase(Locale.ROOT),
 								sample.throughput(), sample.latency().getValueAtPercentile(50) / 1000.0,
-								sample.latency().getValueAtPercentile(99) / 1000.0, sample.jvmCpuMicrosPerCall(),
-								sample.redisCpuMicrosPerCall());
+								sample.latency().getValueAtPercentile(99) / 1000.0, sample.callerCpuMicrosPerCall(),
+								sample.jvmCpuMicrosPerCall(), sample.redisCpuMicrosPerCall());
 					}
 				}
 			}

@@ -99,17 +99,20 @@ final class Report {
 				.append(" |\n");
 		}
 		md.append('\n');
-		md.append("CPU per call, in µs: the whole JVM (callers, Lettuce, GC, JIT) and the Redis server, over the "
-				+ "same repetitions. Under contention from other work this is steadier than throughput: the "
-				+ "starter's own cost is the JVM difference.\n\n");
-		md.append(
-				"| threads | workload | JVM starter | JVM floor | JVM starter − floor | Redis starter | Redis floor |\n");
-		md.append("|---:|---|---:|---:|---:|---:|---:|\n");
+		md.append("CPU per call, in µs, over the same repetitions: the caller threads (the starter's own work "
+				+ "is there), the whole JVM (callers, Lettuce's event loop, GC, JIT) and the Redis server. Under "
+				+ "contention from other work this is steadier than throughput.\n\n");
+		md.append("| threads | workload | callers: starter | floor | JVM: starter | floor | starter − floor "
+				+ "| Redis: starter | floor |\n");
+		md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (Row row : results.rows()) {
-			md.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %.1f | %+.1f | %.1f | %.1f |%n", row.threads(),
-					row.workload().label(), row.starter().jvmCpuMicrosPerCall(), row.floor().jvmCpuMicrosPerCall(),
-					row.starter().jvmCpuMicrosPerCall() - row.floor().jvmCpuMicrosPerCall(),
-					row.starter().redisCpuMicrosPerCall(), row.floor().redisCpuMicrosPerCall()));
+			Summary starter = row.starter();
+			Summary floor = row.floor();
+			md.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %.1f | %.1f | %.1f | %+.1f | %.1f | %.1f |%n",
+					row.threads(), row.workload().label(), starter.callerCpuMicrosPerCall(),
+					floor.callerCpuMicrosPerCall(), starter.jvmCpuMicrosPerCall(), floor.jvmCpuMicrosPerCall(),
+					starter.jvmCpuMicrosPerCall() - floor.jvmCpuMicrosPerCall(), starter.redisCpuMicrosPerCall(),
+					floor.redisCpuMicrosPerCall()));
 		}
 		md.append('\n');
 	}
@@ -136,9 +139,13 @@ final class Report {
 			.append(String.format(Locale.ROOT, "%.0f B (over %,d records)", memory.allIn(), memory.records()))
 			.append(" |\n\n");
 		md.append(memory.explanation()).append('\n');
-		md.append("The all-in figure adds what `MEMORY USAGE` leaves out: the entry in the expiry dictionary, "
-				+ "both dictionary entries' real 32-byte size class, and the hash table slots of both "
-				+ "dictionaries (which grow by powers of two).\n");
+		md.append(String.format(Locale.ROOT,
+				"The all-in figure adds what `MEMORY USAGE` leaves out: the keyspace entry's real size class "
+						+ "(32 bytes, not 24), the expiry dictionary's entry (32 bytes), and the 8-byte slots of both "
+						+ "dictionaries' hash tables, which grow by powers of two: %.0f bytes predicted, %.0f "
+						+ "measured.%n%n",
+				memory.modelledAllIn(), memory.allIn()));
+		md.append(memory.formatOptions());
 	}
 
 	private static String latencies(Summary summary) {

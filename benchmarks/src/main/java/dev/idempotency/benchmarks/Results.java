@@ -112,6 +112,10 @@ final class Results {
 			return this.total.latency().getValueAtPercentile(99.9);
 		}
 
+		double callerCpuMicrosPerCall() {
+			return this.total.callerCpuMicrosPerCall();
+		}
+
 		double jvmCpuMicrosPerCall() {
 			return this.total.jvmCpuMicrosPerCall();
 		}
