@@ -4,22 +4,26 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Options of {@link RedisHarness}, from its command line.
  *
  * @param threads the caller thread counts to measure
+ * @param workloads the workloads to measure
  * @param measurement how long each measured repetition of a case lasts
  * @param repetitions how many measured repetitions of each case, interleaved
  * @param warmup how long each case runs before anything is measured
  * @param output the Markdown file the results are written to
  */
-record HarnessOptions(List<Integer> threads, Duration measurement, int repetitions, Duration warmup, Path output) {
+record HarnessOptions(List<Integer> threads, List<Workload> workloads, Duration measurement, int repetitions,
+		Duration warmup, Path output) {
 
 	static final String USAGE = """
 			Options (all optional):
 			  --quick            1s x 2 repetitions, 1s warm-up; writes target/redis-harness-quick.md
 			  --threads=1,8,32   caller thread counts
+			  --workloads=new,replays  which workloads (new keys, replays)
 			  --seconds=3        length of each measured repetition
 			  --reps=5           measured repetitions of each case
 			  --warmup=3         seconds each case runs before the first measurement
@@ -33,6 +37,7 @@ record HarnessOptions(List<Integer> threads, Duration measurement, int repetitio
 			.toList();
 		boolean quick = options.contains("--quick");
 		List<Integer> threads = List.of(1, 8, 32);
+		List<Workload> workloads = List.of(Workload.values());
 		double seconds = quick ? 1 : 3;
 		int repetitions = quick ? 2 : 5;
 		double warmup = quick ? 1 : 3;
@@ -41,6 +46,12 @@ record HarnessOptions(List<Integer> threads, Duration measurement, int repetitio
 			String value = option.substring(option.indexOf('=') + 1);
 			if (option.startsWith("--threads=")) {
 				threads = Arrays.stream(value.split(",")).map(Integer::valueOf).toList();
+			}
+			else if (option.startsWith("--workloads=")) {
+				workloads = Arrays.stream(value.split(","))
+					.map((name) -> name.equals("new") ? Workload.NEW_KEYS
+							: Workload.valueOf(name.toUpperCase(Locale.ROOT)))
+					.toList();
 			}
 			else if (option.startsWith("--seconds=")) {
 				seconds = Double.parseDouble(value);
@@ -58,7 +69,7 @@ record HarnessOptions(List<Integer> threads, Duration measurement, int repetitio
 				throw new IllegalArgumentException("Unknown option " + option + "\n" + USAGE);
 			}
 		}
-		return new HarnessOptions(threads, seconds(seconds), repetitions, seconds(warmup), output);
+		return new HarnessOptions(threads, workloads, seconds(seconds), repetitions, seconds(warmup), output);
 	}
 
 	private static Duration seconds(double seconds) {

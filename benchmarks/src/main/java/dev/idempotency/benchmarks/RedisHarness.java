@@ -95,7 +95,7 @@ public final class RedisHarness {
 				loadBefore);
 		checkBothSidesAgree();
 		log("warming up: %s per case at %d threads", this.options.warmup(), WARMUP_THREADS);
-		for (Workload workload : Workload.values()) {
+		for (Workload workload : this.options.workloads()) {
 			populate();
 			for (Side side : Side.values()) {
 				measure(workload, side, WARMUP_THREADS, this.options.warmup());
@@ -106,7 +106,7 @@ public final class RedisHarness {
 		for (int threads : this.options.threads()) {
 			for (int repetition = 0; repetition < this.options.repetitions(); repetition++) {
 				populate();
-				for (Workload workload : Workload.values()) {
+				for (Workload workload : this.options.workloads()) {
 					Map<Side, Sample> samples = new EnumMap<>(Side.class);
 					for (int i = 0; i < SLICES; i++) {
 						// ABBA: who goes first alternates, so neither side always follows
