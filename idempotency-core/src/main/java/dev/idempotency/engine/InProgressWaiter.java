@@ -26,10 +26,12 @@ final class InProgressWaiter {
 		long pause = FIRST_PAUSE_MILLIS;
 		AcquireResult result = first;
 		while (result instanceof InProgress inProgress) {
-			long left = (deadline - System.nanoTime()) / 1_000_000;
-			if (left <= 0) {
+			long leftNanos = deadline - System.nanoTime();
+			if (leftNanos <= 0) {
 				return inProgress;
 			}
+			// Rounded up: truncated, the last sleep would give up to a millisecond early
+			long left = (leftNanos + 999_999) / 1_000_000;
 			long sleep = Math.min(Math.min(pause, left), inProgress.leaseRemaining().toMillis() + 1);
 			try {
 				Thread.sleep(Math.max(1, sleep));

@@ -2,7 +2,6 @@ package dev.idempotency.store.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +17,11 @@ import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.connection.RedisScriptingCommands;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.util.Assert;
 
 /**
@@ -34,6 +33,11 @@ import org.springframework.util.Assert;
  * the Redis server's clock ({@code TIME}), never on the callers'. Bodies and fingerprints
  * travel as raw bytes in both directions.
  * <p>
+ * Each transition takes a connection from the factory ({@code EVALSHA}, and {@code EVAL}
+ * when Redis does not have the script cached yet), never the one a caller may have bound
+ * to its thread: a transition is never queued in a Redis transaction of the application's
+ * own.
+ * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
  * exception as its cause. A value under a record's key that this store did not write
  * (another type, or a string that is not a record) is reported the same way and left
@@ -43,11 +47,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private static final String CORRUPT_ERROR = "IDEMPOTENCY_CORRUPT";
 
+	private static final String NO_SCRIPT_ERROR = "NOSCRIPT";
+
 	private static final byte[] NONE = {};
 
 	private static final long TRUE = 1L;
 
-	private final RedisTemplate<byte[], byte[]> template;
+	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisScripts scripts;
 
@@ -64,7 +70,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
 		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
 		Assert.notNull(keyPrefix, "'keyPrefix' must not be null");
-		this.template = RawRedisTemplate.create(connectionFactory);
+		this.connectionFactory = connectionFactory;
 		this.scripts = RedisScripts.load();
 		this.keyPrefix = keyPrefix;
 		this.keyPrefixBytes = keyPrefix.getBytes(StandardCharsets.UTF_8);
@@ -105,7 +111,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	@Override
 	public boolean evict(RecordKey key) {
 		byte[] redisKey = redisKey(key);
-		return Boolean.TRUE.equals(translate("evict", key, () -> this.template.delete(redisKey)));
+		Long deleted = translate("evict", key, () -> {
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				return connection.keyCommands().del(redisKey);
+			}
+		});
+		return deleted != null && deleted > 0;
 	}
 
 	@Override
@@ -130,9 +141,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		Map<String, RedisScript<?>> scripts = this.scripts.byTransition();
 		String[] shas = scripts.values().stream().map(RedisScript::getSha1).toArray(String[]::new);
 		List<Boolean> exists;
-		try {
-			exists = this.template.execute(
-					(RedisCallback<List<Boolean>>) (connection) -> connection.scriptingCommands().scriptExists(shas));
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			exists = connection.scriptingCommands().scriptExists(shas);
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException("Redis failed to tell whether the idempotency scripts are loaded", ex);
@@ -147,11 +157,37 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {
-		List<byte[]> keys = Collections.singletonList(redisKey(key));
-		T reply = translate(operation, key, () -> this.template.execute(script, RawRedisTemplate.BYTES,
-				RawRedisTemplate.resultSerializer(), keys, (Object[]) args));
+		byte[][] keysAndArgs = new byte[args.length + 1][];
+		keysAndArgs[0] = redisKey(key);
+		System.arraycopy(args, 0, keysAndArgs, 1, args.length);
+		T reply = translate(operation, key, () -> eval(script, keysAndArgs));
 		Assert.state(reply != null, () -> "No reply from Redis to " + operation);
 		return reply;
+	}
+
+	// A connection of our own for each transition, as RedisTemplate would without its
+	// per-call proxy, but never one bound to the caller's thread: a transition must not
+	// be
+	// queued in the application's own MULTI. Replies come back as the client decoded
+	// them,
+	// bulk strings as byte[], untouched.
+	@SuppressWarnings("unchecked")
+	private <T> @Nullable T eval(RedisScript<T> script, byte[][] keysAndArgs) {
+		ReturnType type = ReturnType.fromJavaType(script.getResultType());
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			RedisScriptingCommands commands = connection.scriptingCommands();
+			try {
+				return (T) commands.evalSha(script.getSha1(), type, 1, keysAndArgs);
+			}
+			catch (RuntimeException ex) {
+				if (!causedBy(ex, NO_SCRIPT_ERROR)) {
+					throw ex;
+				}
+				// Not cached yet (or flushed): EVAL caches it for the next EVALSHA.
+				return (T) commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, 1,
+						keysAndArgs);
+			}
+		}
 	}
 
 	private <T> @Nullable T translate(String operation, RecordKey key, Supplier<@Nullable T> call) {
@@ -160,7 +196,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 		catch (RuntimeException ex) {
 			String redisKey = this.keyPrefix + key.name() + ":" + key.key();
-			if (isCorrupt(ex)) {
+			if (causedBy(ex, CORRUPT_ERROR)) {
 				throw new IdempotencyStoreException("Value under Redis key '" + redisKey
 						+ "' is not an idempotency record; evict it or use another key prefix", ex);
 			}
@@ -169,10 +205,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 	}
 
-	private static boolean isCorrupt(Throwable ex) {
+	private static boolean causedBy(Throwable ex, String error) {
 		for (Throwable candidate = ex; candidate != null; candidate = candidate.getCause()) {
 			String message = candidate.getMessage();
-			if (message != null && message.startsWith(CORRUPT_ERROR)) {
+			if (message != null && message.startsWith(error)) {
 				return true;
 			}
 		}

@@ -28,6 +28,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisConnectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -190,6 +191,23 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 			finally {
 				factory.destroy();
 			}
+		}
+	}
+
+	@Test
+	void transitionsStayOutOfTheCallersRedisTransaction() {
+		RedisConnectionFactory factory = TestRedis.get().connectionFactory();
+		RedisConnection bound = RedisConnectionUtils.bindConnection(factory);
+		try {
+			bound.multi();
+			RecordKey key = newKey();
+			assertThat(store().acquire(key, request("a"))).isEqualTo(new Acquired(1, false));
+			assertThat(store().complete(key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isTrue();
+			assertThat(store().read(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+			bound.discard();
+		}
+		finally {
+			RedisConnectionUtils.unbindConnection(factory);
 		}
 	}
 

@@ -1,0 +1,56 @@
+package dev.idempotency.benchmarks;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The smallest Boot application that uses the starter as an application would: its
+ * auto-configuration, {@code spring.data.redis.*} and one {@code @Idempotent} bean.
+ */
+@SpringBootConfiguration(proxyBeanMethods = false)
+@EnableAutoConfiguration
+public class BenchmarkApplication {
+
+	@Bean
+	Payments payments() {
+		return new Payments();
+	}
+
+	/**
+	 * Start the application on a Redis store.
+	 * @param redisPort the port of the Redis server
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext onRedis(int redisPort) {
+		return run(Map.of("idempotency.store", "redis", "spring.data.redis.host", RedisServer.HOST,
+				"spring.data.redis.port", Integer.toString(redisPort)));
+	}
+
+	/**
+	 * Start the application on the in-memory store.
+	 * @param maxEntries the bound of the store
+	 * @return the running application
+	 */
+	public static ConfigurableApplicationContext inMemory(int maxEntries) {
+		return run(
+				Map.of("idempotency.store", "memory", "idempotency.memory.max-entries", Integer.toString(maxEntries)));
+	}
+
+	private static ConfigurableApplicationContext run(Map<String, Object> properties) {
+		Map<String, Object> all = new LinkedHashMap<>(properties);
+		all.put("spring.main.banner-mode", "off");
+		all.put("logging.level.root", "WARN");
+		return new SpringApplicationBuilder(BenchmarkApplication.class).web(WebApplicationType.NONE)
+			.logStartupInfo(false)
+			.properties(all)
+			.run();
+	}
+
+}
