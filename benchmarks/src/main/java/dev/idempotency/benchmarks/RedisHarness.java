@@ -44,7 +44,7 @@ public final class RedisHarness {
 	private static final int WARMUP_THREADS = 8;
 
 	// Each repetition of a case is cut into slices, interleaved with the other side's
-	private static final int SLICES = 3;
+	private static final int SLICES = 6;
 
 	private static final OperatingSystemMXBean PROCESS = (OperatingSystemMXBean) ManagementFactory
 		.getOperatingSystemMXBean();

@@ -28,9 +28,9 @@ final class Report {
 			.append(options.repetitions())
 			.append(" measured repetitions of ")
 			.append(seconds(options.measurement()))
-			.append(" per thread count, each cut into three slices that alternate with the other side's "
-					+ "(starter, floor, floor, starter, starter, floor), against one `redis-server` started by the "
-					+ "harness.\n\n");
+			.append(" per thread count, each cut into six slices that alternate with the other side's "
+					+ "(starter, floor, floor, starter, starter, floor, ...), against one `redis-server` started by "
+					+ "the harness.\n\n");
 		md.append("- **new keys**: every call has a key never seen before: `EVALSHA acquire`, the method, "
 				+ "`EVALSHA complete`.\n");
 		md.append("- **replays**: every call has the key of a completed record (1,024 of them, cycled): "
@@ -43,9 +43,10 @@ final class Report {
 				+ "`RedisTemplate.execute(script, argsSerializer, resultSerializer, keys, args)` with byte[] "
 				+ "serializers on the application's own connection factory (one shared native Lettuce "
 				+ "connection), the body encoded once up front: no JSON, no SpEL, no lease renewal.\n\n");
-		md.append("Ratios are starter/floor. The throughput ratio is the median of the ratios of repetitions run "
-				+ "side by side (range in brackets), which cancels most noise from other work on the machine; "
-				+ "the p99 ratio compares all repetitions' calls. Targets: throughput ratio ≥ ")
+		md.append("Ratios are starter/floor: the median of the ratios of the repetitions, each of which ran both "
+				+ "sides interleaved, with their range in brackets; this cancels most noise from other work on the "
+				+ "machine (a burst of it spoils one repetition, not the result). Latency percentiles are over all "
+				+ "repetitions' calls. Targets: throughput ratio ≥ ")
 			.append(Results.MIN_THROUGHPUT_RATIO)
 			.append(", p99 ratio ≤ ")
 			.append(Results.MAX_P99_RATIO)
@@ -76,7 +77,6 @@ final class Report {
 				+ "| starter p50 / p99 / p99.9 µs | floor p50 / p99 / p99.9 µs | starter/floor p99 | targets |\n");
 		md.append("|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
 		for (Row row : results.rows()) {
-			double[] ratios = row.throughputRatios();
 			md.append("| ")
 				.append(row.threads())
 				.append(" | ")
@@ -86,14 +86,13 @@ final class Report {
 				.append(" | ")
 				.append(String.format(Locale.ROOT, "%,.0f", row.floor().throughput()))
 				.append(" | ")
-				.append(String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", row.throughputRatio(), ratios[0],
-						ratios[ratios.length - 1]))
+				.append(range(row.throughputRatio(), row.throughputRatios()))
 				.append(" | ")
 				.append(latencies(row.starter()))
 				.append(" | ")
 				.append(latencies(row.floor()))
 				.append(" | ")
-				.append(String.format(Locale.ROOT, "%.2f", row.p99Ratio()))
+				.append(range(row.p99Ratio(), row.p99Ratios()))
 				.append(" | ")
 				.append(row.meetsTargets() ? "met" : "**missed**")
 				.append(" |\n");
@@ -146,6 +145,10 @@ final class Report {
 						+ "measured.%n%n",
 				memory.modelledAllIn(), memory.allIn()));
 		md.append(memory.formatOptions());
+	}
+
+	private static String range(double median, double[] sorted) {
+		return String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", median, sorted[0], sorted[sorted.length - 1]);
 	}
 
 	private static String latencies(Summary summary) {

@@ -6,14 +6,15 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 
 import dev.idempotency.benchmarks.LoadRun.Sample;
 
 /**
  * The measured repetitions of every case, and what they add up to. Ratios are
- * starter/floor: throughput ratios are the median of the ratios of repetitions run side
- * by side, so that noise from the rest of the machine cancels; latency ratios compare all
- * repetitions' calls together.
+ * starter/floor, each the median of the ratios of repetitions run side by side, so that
+ * noise from the rest of the machine cancels: a burst of other work spoils one
+ * repetition, not the result.
  */
 final class Results {
 
@@ -37,19 +38,23 @@ final class Results {
 			List<Sample> floor = sides.getOrDefault(Side.FLOOR, List.of());
 			if (!starter.isEmpty() && starter.size() == floor.size()) {
 				rows.add(new Row(threads, workload, Summary.of(starter), Summary.of(floor),
-						pairedRatios(starter, floor)));
+						pairedRatios(starter, floor, Sample::throughput), pairedRatios(starter, floor, Results::p99)));
 			}
 		}));
 		return rows;
 	}
 
-	private static double[] pairedRatios(List<Sample> starter, List<Sample> floor) {
+	private static double[] pairedRatios(List<Sample> starter, List<Sample> floor, ToDoubleFunction<Sample> measure) {
 		double[] ratios = new double[starter.size()];
 		for (int i = 0; i < ratios.length; i++) {
-			ratios[i] = starter.get(i).throughput() / floor.get(i).throughput();
+			ratios[i] = measure.applyAsDouble(starter.get(i)) / measure.applyAsDouble(floor.get(i));
 		}
 		Arrays.sort(ratios);
 		return ratios;
+	}
+
+	private static double p99(Sample sample) {
+		return sample.latency().getValueAtPercentile(99);
 	}
 
 	static double median(double[] sorted) {
@@ -66,15 +71,17 @@ final class Results {
 	 * @param floor the floor's repetitions
 	 * @param throughputRatios starter/floor throughput of each pair of repetitions,
 	 * sorted
+	 * @param p99Ratios starter/floor p99 latency of each pair of repetitions, sorted
 	 */
-	record Row(int threads, Workload workload, Summary starter, Summary floor, double[] throughputRatios) {
+	record Row(int threads, Workload workload, Summary starter, Summary floor, double[] throughputRatios,
+			double[] p99Ratios) {
 
 		double throughputRatio() {
 			return median(this.throughputRatios);
 		}
 
 		double p99Ratio() {
-			return this.starter.p99() / this.floor.p99();
+			return median(this.p99Ratios);
 		}
 
 		boolean meetsTargets() {
