@@ -60,3 +60,13 @@ local function decode(key)
 		completed = completed, fp = fp, reason = reason, body = body }
 end
 
+-- The fencing rule, in one place: returns the record only to the attempt that holds it
+-- (same owner token and fence), nil to anyone else or when there is none, false when the
+-- value is not a record.
+local function decodeOwned(key, owner, fence)
+	local rec = decode(key)
+	if rec and (rec.owner ~= owner or rec.fence ~= tonumber(fence)) then
+		return nil
+	end
+	return rec
+end

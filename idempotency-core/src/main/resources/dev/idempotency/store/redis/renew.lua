@@ -10,11 +10,11 @@
 --   0                            ownership was lost, or the record is no longer in progress
 --   error IDEMPOTENCY_CORRUPT    the value under the key is not a record
 
-local rec = decode(KEYS[1])
+local rec = decodeOwned(KEYS[1], ARGV[1], ARGV[2])
 if rec == false then
 	return corrupt()
 end
-if not rec or rec.state ~= IN_PROGRESS or rec.owner ~= ARGV[1] or rec.fence ~= tonumber(ARGV[2]) then
+if not rec or rec.state ~= IN_PROGRESS then
 	return 0
 end
 local lease = tonumber(ARGV[3])
