@@ -21,6 +21,11 @@ import org.springframework.util.Assert;
  * nothing and replays {@code null}.
  *
  * <p>
+ * Records and other types built through a properties-based constructor are decoded
+ * exactly as the mapper would decode them, only with their constructor called through a
+ * method handle prepared once per type (see {@code ConstructorCreatorModule}).
+ *
+ * <p>
  * {@code encode} and {@code decode} throw Jackson's {@code JacksonException} (a
  * {@link RuntimeException}) for a value that cannot be written, such as one whose getter
  * throws or that nests itself, and for bytes that do not match the type. {@code null}
@@ -47,7 +52,7 @@ public class JacksonResultCodec implements ResultCodec {
 	 */
 	public JacksonResultCodec(JsonMapper mapper) {
 		Assert.notNull(mapper, "'mapper' must not be null");
-		this.mapper = mapper.rebuild().deactivateDefaultTyping().build();
+		this.mapper = mapper.rebuild().deactivateDefaultTyping().addModule(new ConstructorCreatorModule()).build();
 		this.typeResolver = new DeclaredTypeResolver(this.mapper.getTypeFactory());
 	}
 
