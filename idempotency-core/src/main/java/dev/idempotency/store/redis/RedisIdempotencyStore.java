@@ -19,8 +19,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisScriptingCommands;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
@@ -33,9 +31,10 @@ import org.springframework.util.Assert;
  * the Redis server's clock ({@code TIME}), never on the callers'. Bodies and fingerprints
  * travel as raw bytes in both directions.
  * <p>
- * Each transition takes a connection from the factory ({@code EVALSHA}, and {@code EVAL}
- * when Redis does not have the script cached yet), never the one a caller may have bound
- * to its thread: a transition is never queued in a Redis transaction of the application's
+ * Each transition is one {@code EVALSHA} ({@code EVAL} when Redis does not have the
+ * script cached yet), sent on the native connection a Lettuce factory shares, or else on
+ * a connection taken from the factory for it; never on the one a caller may have bound to
+ * its thread, so a transition is never queued in a Redis transaction of the application's
  * own.
  * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
@@ -45,10 +44,6 @@ import org.springframework.util.Assert;
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
 
-	private static final String CORRUPT_ERROR = "IDEMPOTENCY_CORRUPT";
-
-	private static final String NO_SCRIPT_ERROR = "NOSCRIPT";
-
 	private static final byte[] NONE = {};
 
 	private static final long TRUE = 1L;
@@ -56,6 +51,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisScripts scripts;
+
+	private final ScriptRunner runner;
 
 	private final String keyPrefix;
 
@@ -72,6 +69,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		Assert.notNull(keyPrefix, "'keyPrefix' must not be null");
 		this.connectionFactory = connectionFactory;
 		this.scripts = RedisScripts.load();
+		this.runner = ScriptRunner.of(connectionFactory);
 		this.keyPrefix = keyPrefix;
 		this.keyPrefixBytes = keyPrefix.getBytes(StandardCharsets.UTF_8);
 	}
@@ -157,37 +155,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {
-		byte[][] keysAndArgs = new byte[args.length + 1][];
-		keysAndArgs[0] = redisKey(key);
-		System.arraycopy(args, 0, keysAndArgs, 1, args.length);
-		T reply = translate(operation, key, () -> eval(script, keysAndArgs));
+		byte[] redisKey = redisKey(key);
+		T reply = translate(operation, key, () -> this.runner.run(script, redisKey, args));
 		Assert.state(reply != null, () -> "No reply from Redis to " + operation);
 		return reply;
-	}
-
-	// A connection of our own for each transition, as RedisTemplate would without its
-	// per-call proxy, but never one bound to the caller's thread: a transition must not
-	// be
-	// queued in the application's own MULTI. Replies come back as the client decoded
-	// them,
-	// bulk strings as byte[], untouched.
-	@SuppressWarnings("unchecked")
-	private <T> @Nullable T eval(RedisScript<T> script, byte[][] keysAndArgs) {
-		ReturnType type = ReturnType.fromJavaType(script.getResultType());
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			RedisScriptingCommands commands = connection.scriptingCommands();
-			try {
-				return (T) commands.evalSha(script.getSha1(), type, 1, keysAndArgs);
-			}
-			catch (RuntimeException ex) {
-				if (!causedBy(ex, NO_SCRIPT_ERROR)) {
-					throw ex;
-				}
-				// Not cached yet (or flushed): EVAL caches it for the next EVALSHA.
-				return (T) commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, 1,
-						keysAndArgs);
-			}
-		}
 	}
 
 	private <T> @Nullable T translate(String operation, RecordKey key, Supplier<@Nullable T> call) {
@@ -196,23 +167,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 		catch (RuntimeException ex) {
 			String redisKey = this.keyPrefix + key.name() + ":" + key.key();
-			if (causedBy(ex, CORRUPT_ERROR)) {
+			if (RedisErrors.isCorrupt(ex)) {
 				throw new IdempotencyStoreException("Value under Redis key '" + redisKey
 						+ "' is not an idempotency record; evict it or use another key prefix", ex);
 			}
 			throw new IdempotencyStoreException(
 					"Redis failed to " + operation + " the idempotency record under key '" + redisKey + "'", ex);
 		}
-	}
-
-	private static boolean causedBy(Throwable ex, String error) {
-		for (Throwable candidate = ex; candidate != null; candidate = candidate.getCause()) {
-			String message = candidate.getMessage();
-			if (message != null && message.startsWith(error)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	private byte[] redisKey(RecordKey key) {

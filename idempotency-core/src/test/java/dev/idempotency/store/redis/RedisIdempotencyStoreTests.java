@@ -150,6 +150,30 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	}
 
 	@Test
+	void scriptsRunOnTheConnectionTheFactoryShares() {
+		assertThat(ScriptRunner.of(TestRedis.get().connectionFactory())).isInstanceOf(SharedLettuceScriptRunner.class);
+	}
+
+	@Test
+	void transitionsFollowTheFactoryWhenItResetsItsSharedConnection() {
+		LettuceConnectionFactory factory = TestRedis.get().newConnectionFactory();
+		try {
+			RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX);
+			RecordKey key = newKey();
+			assertThat(store.acquire(key, request("a"))).isEqualTo(new Acquired(1, false));
+			factory.resetConnection();
+			assertThat(store.complete(key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isTrue();
+			factory.stop();
+			assertStoreFailure(() -> store.acquire(key, request("b")));
+			factory.start();
+			assertThat(((Completed) store.acquire(key, request("b"))).result().body()).isEqualTo(bytes("x"));
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
 	void steadyStateRunsEachScriptBySha() {
 		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
