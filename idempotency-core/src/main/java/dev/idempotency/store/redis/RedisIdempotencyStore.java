@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.AcquireRequest;
@@ -15,7 +14,6 @@ import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -56,8 +54,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private final String keyPrefix;
 
-	private final byte[] keyPrefixBytes;
-
 	/**
 	 * Create a store.
 	 * @param connectionFactory the Redis connections to use; connections are opened
@@ -71,7 +67,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		this.scripts = RedisScripts.load();
 		this.runner = ScriptRunner.of(connectionFactory);
 		this.keyPrefix = keyPrefix;
-		this.keyPrefixBytes = keyPrefix.getBytes(StandardCharsets.UTF_8);
 	}
 
 	@Override
@@ -108,12 +103,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	@Override
 	public boolean evict(RecordKey key) {
-		byte[] redisKey = redisKey(key);
-		Long deleted = translate("evict", key, () -> {
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
-				return connection.keyCommands().del(redisKey);
-			}
-		});
+		Long deleted;
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			deleted = connection.keyCommands().del(redisKey(key));
+		}
+		catch (RuntimeException ex) {
+			throw failure("evict", key, ex);
+		}
 		return deleted != null && deleted > 0;
 	}
 
@@ -155,33 +151,33 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {
-		byte[] redisKey = redisKey(key);
-		T reply = translate(operation, key, () -> this.runner.run(script, redisKey, args));
+		T reply;
+		try {
+			reply = this.runner.run(script, redisKey(key), args);
+		}
+		catch (RuntimeException ex) {
+			throw failure(operation, key, ex);
+		}
 		Assert.state(reply != null, () -> "No reply from Redis to " + operation);
 		return reply;
 	}
 
-	private <T> @Nullable T translate(String operation, RecordKey key, Supplier<@Nullable T> call) {
-		try {
-			return call.get();
+	private IdempotencyStoreException failure(String operation, RecordKey key, RuntimeException ex) {
+		String redisKey = redisKeyString(key);
+		if (RedisErrors.isCorrupt(ex)) {
+			return new IdempotencyStoreException("Value under Redis key '" + redisKey
+					+ "' is not an idempotency record; evict it or use another key prefix", ex);
 		}
-		catch (RuntimeException ex) {
-			String redisKey = this.keyPrefix + key.name() + ":" + key.key();
-			if (RedisErrors.isCorrupt(ex)) {
-				throw new IdempotencyStoreException("Value under Redis key '" + redisKey
-						+ "' is not an idempotency record; evict it or use another key prefix", ex);
-			}
-			throw new IdempotencyStoreException(
-					"Redis failed to " + operation + " the idempotency record under key '" + redisKey + "'", ex);
-		}
+		return new IdempotencyStoreException(
+				"Redis failed to " + operation + " the idempotency record under key '" + redisKey + "'", ex);
 	}
 
 	private byte[] redisKey(RecordKey key) {
-		byte[] id = (key.name() + ":" + key.key()).getBytes(StandardCharsets.UTF_8);
-		byte[] redisKey = new byte[this.keyPrefixBytes.length + id.length];
-		System.arraycopy(this.keyPrefixBytes, 0, redisKey, 0, this.keyPrefixBytes.length);
-		System.arraycopy(id, 0, redisKey, this.keyPrefixBytes.length, id.length);
-		return redisKey;
+		return utf8(redisKeyString(key));
+	}
+
+	private String redisKeyString(RecordKey key) {
+		return this.keyPrefix + key.name() + ':' + key.key();
 	}
 
 	private static byte[] millis(Duration duration, String name) {
