@@ -41,6 +41,7 @@ final class Contenders implements AutoCloseable {
 				all.add(switch (side) {
 					case STARTER -> new StarterSide(payments);
 					case FLOOR -> new Floor(connectionFactory, keyPrefix, lease, retention, body);
+					case LETTUCE -> new LettuceFloor(RedisServer.HOST, redisPort, keyPrefix, lease, retention, body);
 				});
 			}
 		}

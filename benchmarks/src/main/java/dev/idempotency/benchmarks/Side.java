@@ -18,7 +18,12 @@ enum Side {
 	/**
 	 * The same protocol by hand through Spring Data Redis: see {@link Floor}.
 	 */
-	FLOOR("floor", "floor", Kind.FLOOR);
+	FLOOR("floor", "floor", Kind.FLOOR),
+
+	/**
+	 * The same protocol by hand on raw Lettuce: see {@link LettuceFloor}.
+	 */
+	LETTUCE("lettuce", "lettuce", Kind.FLOOR);
 
 	private final String option;
 
