@@ -42,6 +42,7 @@ final class Contenders implements AutoCloseable {
 					case STARTER -> new StarterSide(payments);
 					case FLOOR -> new Floor(connectionFactory, keyPrefix, lease, retention, body);
 					case LETTUCE -> new LettuceFloor(RedisServer.HOST, redisPort, keyPrefix, lease, retention, body);
+					case SPRING_INTEGRATION -> new IntegrationReceiver(connectionFactory);
 				});
 			}
 		}

@@ -23,7 +23,12 @@ enum Side {
 	/**
 	 * The same protocol by hand on raw Lettuce: see {@link LettuceFloor}.
 	 */
-	LETTUCE("lettuce", "lettuce", Kind.FLOOR);
+	LETTUCE("lettuce", "lettuce", Kind.FLOOR),
+
+	/**
+	 * Spring Integration's idempotent receiver: see {@link IntegrationReceiver}.
+	 */
+	SPRING_INTEGRATION("si", "spring integration", Kind.PEER);
 
 	private final String option;
 
