@@ -43,6 +43,7 @@ final class Contenders implements AutoCloseable {
 					case FLOOR -> new Floor(connectionFactory, keyPrefix, lease, retention, body);
 					case LETTUCE -> new LettuceFloor(RedisServer.HOST, redisPort, keyPrefix, lease, retention, body);
 					case SPRING_INTEGRATION -> new IntegrationReceiver(connectionFactory);
+					case JDEMPOTENT -> new JdempotentPeer(connectionFactory);
 				});
 			}
 		}

@@ -25,7 +25,7 @@ record HarnessOptions(List<Integer> threads, List<Workload> workloads, List<Side
 			  --quick            1s x 2 repetitions, 1s warm-up; writes target/redis-harness-quick.md
 			  --threads=1,8,32   caller thread counts
 			  --workloads=new,replays  which workloads (new keys, replays)
-			  --sides=starter,floor,lettuce,si  which sides (default: all)
+			  --sides=starter,floor,lettuce,si,jdempotent  which sides (default: all)
 			  --seconds=3        length of each measured repetition
 			  --reps=5           measured repetitions of each case
 			  --warmup=3         seconds each case runs before the first measurement

@@ -28,7 +28,12 @@ enum Side {
 	/**
 	 * Spring Integration's idempotent receiver: see {@link IntegrationReceiver}.
 	 */
-	SPRING_INTEGRATION("si", "spring integration", Kind.PEER);
+	SPRING_INTEGRATION("si", "spring integration", Kind.PEER),
+
+	/**
+	 * Trendyol's Jdempotent: see {@link JdempotentPeer}.
+	 */
+	JDEMPOTENT("jdempotent", "jdempotent", Kind.PEER);
 
 	private final String option;
 
