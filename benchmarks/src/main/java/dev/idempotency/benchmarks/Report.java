@@ -54,8 +54,9 @@ final class Report {
 			.append(Results.MIN_THROUGHPUT_RATIO)
 			.append(" and p99 ratio ≤ ")
 			.append(Results.MAX_P99_RATIO)
-			.append("; against each peer, the starter leads (throughput ratio > 1). The peers do less than the "
-					+ "starter (see above), so leading them is the least to expect.\n\n");
+			.append("; against each peer, the starter leads (throughput ratio > 1). The peers do not do the same "
+					+ "work per call as the starter, nor the same round trips: the table above says what each "
+					+ "does.\n\n");
 		machine(md, machine, loadBefore, loadAfter);
 		List<Row> rows = results.rows();
 		table(md, rows);
