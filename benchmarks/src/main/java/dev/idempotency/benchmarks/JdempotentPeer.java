@@ -89,9 +89,8 @@ final class JdempotentPeer implements Contender {
 
 	// What Jdempotent's RedisSentinelConfiguration means to build, on the application's
 	// factory. It calls afterPropertiesSet() before it sets its serializers, so its
-	// values
-	// actually fall back to JDK serialization, which would need a Serializable result;
-	// the JSON it meant keeps the same Receipt as the other sides.
+	// values actually fall back to JDK serialization, which would need a Serializable
+	// result; the JSON it meant keeps the same Receipt as the other sides.
 	private static RedisTemplate<String, Object> template(RedisConnectionFactory connectionFactory) {
 		RedisTemplate<String, Object> template = new RedisTemplate<>();
 		template.setConnectionFactory(connectionFactory);
@@ -111,8 +110,7 @@ final class JdempotentPeer implements Contender {
 
 	private static RedisConfigProperties properties() {
 		RedisConfigProperties properties = new RedisConfigProperties();
-		// Its default: keep the request and the response, so that duplicates get the
-		// response
+		// Its default: keep the request and the response, so that duplicates get it
 		properties.setPersistReqRes(true);
 		properties.setExpirationTimeHour(EXPIRATION_HOURS);
 		return properties;

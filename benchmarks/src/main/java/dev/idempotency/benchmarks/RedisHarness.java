@@ -174,9 +174,8 @@ public final class RedisHarness {
 	}
 
 	// Starts every repetition on the same small keyspace: new keys of earlier runs go,
-	// and
-	// each side completes the replay keys in its own keyspace (the starter first: the
-	// floors then replay its records).
+	// and each side completes the replay keys in its own keyspace (the starter first:
+	// the floors then replay its records).
 	private void populate() {
 		this.admin.flush();
 		// The reference of the checks, even when the starter is not measured
