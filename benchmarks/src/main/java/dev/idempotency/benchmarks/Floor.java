@@ -1,8 +1,5 @@
 package dev.idempotency.benchmarks;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
 
@@ -10,24 +7,20 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.serializer.RedisSerializer;
-import org.springframework.util.StreamUtils;
 
 /**
  * The floor: the starter's Redis protocol done by hand, with nothing around it. One
  * {@code EVALSHA} of the starter's own {@code acquire.lua} and one of its
  * {@code complete.lua} for a new key, one {@code EVALSHA} of {@code acquire.lua} for a
- * replay, with the same keys, argument and reply shapes, through the same
+ * replay, with the same keys, argument and reply shapes (see {@link FloorProtocol}),
+ * through the same
  * {@link RedisTemplate#execute(RedisScript, RedisSerializer, RedisSerializer, List, Object...)}
  * with byte[] serializers, on the application's own connection factory. The body is
  * encoded once, up front: the floor does no JSON, no expression, no lease renewal.
  */
-final class Floor {
-
-	private static final String SCRIPTS = "dev/idempotency/store/redis/";
+final class Floor implements Contender {
 
 	private static final RedisSerializer<byte[]> BYTES = RedisSerializer.byteArray();
-
-	private static final byte[] NONE = {};
 
 	private final RedisTemplate<byte[], byte[]> template;
 
@@ -35,16 +28,7 @@ final class Floor {
 
 	private final RedisScript<Long> complete;
 
-	private final byte[] keyPrefix;
-
-	// Same length as the engine's tokens.
-	private final byte[] owner = "floor-owner-0001".getBytes(StandardCharsets.US_ASCII);
-
-	private final byte[] lease;
-
-	private final byte[] retention;
-
-	private final byte[] body;
+	private final FloorProtocol protocol;
 
 	/**
 	 * Create the floor.
@@ -62,13 +46,14 @@ final class Floor {
 		this.template.setKeySerializer(BYTES);
 		this.template.setValueSerializer(BYTES);
 		this.template.afterPropertiesSet();
-		String record = load("record.lua");
-		this.acquire = listScript(record + load("acquire.lua"));
-		this.complete = RedisScript.of(record + load("complete.lua"), Long.class);
-		this.keyPrefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
-		this.lease = number(lockTimeoutMillis);
-		this.retention = number(retentionMillis);
-		this.body = body.clone();
+		this.acquire = listScript(FloorProtocol.acquireScript());
+		this.complete = RedisScript.of(FloorProtocol.completeScript(), Long.class);
+		this.protocol = new FloorProtocol(keyPrefix, "floor-owner-0001", lockTimeoutMillis, retentionMillis, body);
+	}
+
+	@Override
+	public Side side() {
+		return Side.FLOOR;
 	}
 
 	/**
@@ -76,35 +61,37 @@ final class Floor {
 	 * @param id the idempotency key
 	 * @return the stored body
 	 */
-	byte[] call(String id) {
-		List<byte[]> keys = Collections.singletonList(key(id));
-		List<Object> acquired = this.template.execute(this.acquire, BYTES, resultSerializer(), keys, this.owner,
-				this.lease, this.retention, NONE);
+	@Override
+	public byte[] call(String id) {
+		List<byte[]> keys = Collections.singletonList(this.protocol.key(id));
+		List<Object> acquired = this.template.execute(this.acquire, BYTES, resultSerializer(), keys,
+				this.protocol.owner(), this.protocol.lease(), this.protocol.retention(), FloorProtocol.NONE);
 		long code = (Long) acquired.get(0);
-		if (code == 3) {
+		if (code == FloorProtocol.COMPLETED) {
 			return (byte[]) acquired.get(2);
 		}
-		if (code != 1) {
+		if (code != FloorProtocol.ACQUIRED) {
 			throw new IllegalStateException("Floor could not acquire " + id + ": reply code " + code);
 		}
-		Long completed = this.template.execute(this.complete, BYTES, resultSerializer(), keys, this.owner,
-				number((Long) acquired.get(1)), this.retention, this.body, NONE);
+		Long completed = this.template.execute(this.complete, BYTES, resultSerializer(), keys, this.protocol.owner(),
+				FloorProtocol.number((Long) acquired.get(1)), this.protocol.retention(), this.protocol.body(),
+				FloorProtocol.NONE);
 		if (completed == null || completed != 1) {
 			throw new IllegalStateException("Floor could not complete " + id);
 		}
-		return this.body;
+		return this.protocol.body();
 	}
 
-	private byte[] key(String id) {
-		byte[] suffix = id.getBytes(StandardCharsets.UTF_8);
-		byte[] key = new byte[this.keyPrefix.length + suffix.length];
-		System.arraycopy(this.keyPrefix, 0, key, 0, this.keyPrefix.length);
-		System.arraycopy(suffix, 0, key, this.keyPrefix.length, suffix.length);
-		return key;
+	@Override
+	public void check(Reference reference) {
+		FloorProtocol.checkAgainstStarter(side(), this::call, reference, Ids.unique(0, side().ordinal(), 1));
 	}
 
-	private static byte[] number(long value) {
-		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	@Override
+	public Protocol protocol() {
+		return FloorProtocol.protocol("the starter's scripts by hand through `RedisTemplate.execute(script, "
+				+ "argsSerializer, resultSerializer, keys, args)` with byte[] serializers on the application's "
+				+ "connection factory (one shared native Lettuce connection), the body encoded once up front");
 	}
 
 	@SuppressWarnings("unchecked")
@@ -115,18 +102,6 @@ final class Floor {
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static RedisScript<List<Object>> listScript(String text) {
 		return (RedisScript) RedisScript.of(text, List.class);
-	}
-
-	private static String load(String name) {
-		try (InputStream in = Floor.class.getClassLoader().getResourceAsStream(SCRIPTS + name)) {
-			if (in == null) {
-				throw new IllegalStateException("Lua script " + SCRIPTS + name + " is not on the class path");
-			}
-			return StreamUtils.copyToString(in, StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not read Lua script " + SCRIPTS + name, ex);
-		}
 	}
 
 }

@@ -11,19 +11,21 @@ import java.util.Locale;
  *
  * @param threads the caller thread counts to measure
  * @param workloads the workloads to measure
+ * @param sides the sides to measure, interleaved
  * @param measurement how long each measured repetition of a case lasts
  * @param repetitions how many measured repetitions of each case, interleaved
  * @param warmup how long each case runs before anything is measured
  * @param output the Markdown file the results are written to
  */
-record HarnessOptions(List<Integer> threads, List<Workload> workloads, Duration measurement, int repetitions,
-		Duration warmup, Path output) {
+record HarnessOptions(List<Integer> threads, List<Workload> workloads, List<Side> sides, Duration measurement,
+		int repetitions, Duration warmup, Path output) {
 
 	static final String USAGE = """
 			Options (all optional):
 			  --quick            1s x 2 repetitions, 1s warm-up; writes target/redis-harness-quick.md
 			  --threads=1,8,32   caller thread counts
 			  --workloads=new,replays  which workloads (new keys, replays)
+			  --sides=starter,floor,lettuce,si,jdempotent  which sides (default: all)
 			  --seconds=3        length of each measured repetition
 			  --reps=5           measured repetitions of each case
 			  --warmup=3         seconds each case runs before the first measurement
@@ -38,6 +40,7 @@ record HarnessOptions(List<Integer> threads, List<Workload> workloads, Duration 
 		boolean quick = options.contains("--quick");
 		List<Integer> threads = List.of(1, 8, 32);
 		List<Workload> workloads = List.of(Workload.values());
+		List<Side> sides = List.of(Side.values());
 		double seconds = quick ? 1 : 3;
 		int repetitions = quick ? 2 : 5;
 		double warmup = quick ? 1 : 3;
@@ -52,6 +55,10 @@ record HarnessOptions(List<Integer> threads, List<Workload> workloads, Duration 
 					.map((name) -> name.equals("new") ? Workload.NEW_KEYS
 							: Workload.valueOf(name.toUpperCase(Locale.ROOT)))
 					.toList();
+			}
+			else if (option.startsWith("--sides=")) {
+				// In Side's order, whatever the order given: the report lists them so
+				sides = Arrays.stream(value.split(",")).map(Side::ofOption).distinct().sorted().toList();
 			}
 			else if (option.startsWith("--seconds=")) {
 				seconds = Double.parseDouble(value);
@@ -69,7 +76,7 @@ record HarnessOptions(List<Integer> threads, List<Workload> workloads, Duration 
 				throw new IllegalArgumentException("Unknown option " + option + "\n" + USAGE);
 			}
 		}
-		return new HarnessOptions(threads, workloads, seconds(seconds), repetitions, seconds(warmup), output);
+		return new HarnessOptions(threads, workloads, sides, seconds(seconds), repetitions, seconds(warmup), output);
 	}
 
 	private static Duration seconds(double seconds) {

@@ -9,17 +9,24 @@ import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 
 import dev.idempotency.benchmarks.LoadRun.Sample;
+import dev.idempotency.benchmarks.Side.Kind;
 
 /**
  * The measured repetitions of every case, and what they add up to. Ratios are
- * starter/floor, each the median of the ratios of repetitions run side by side, so that
- * noise from the rest of the machine cancels: a burst of other work spoils one
+ * starter/other side, each the median of the ratios of repetitions run side by side, so
+ * that noise from the rest of the machine cancels: a burst of other work spoils one
  * repetition, not the result.
  */
 final class Results {
 
+	/**
+	 * Lowest starter/floor throughput ratio allowed, against either floor.
+	 */
 	static final double MIN_THROUGHPUT_RATIO = 0.85;
 
+	/**
+	 * Highest starter/floor p99 latency ratio allowed, against either floor.
+	 */
 	static final double MAX_P99_RATIO = 1.25;
 
 	private final Map<Integer, Map<Workload, Map<Side, List<Sample>>>> samples = new TreeMap<>();
@@ -34,20 +41,25 @@ final class Results {
 	List<Row> rows() {
 		List<Row> rows = new ArrayList<>();
 		this.samples.forEach((threads, workloads) -> workloads.forEach((workload, sides) -> {
+			Map<Side, Summary> summaries = new EnumMap<>(Side.class);
+			sides.forEach((side, repetitions) -> summaries.put(side, Summary.of(repetitions)));
+			Map<Side, Comparison> comparisons = new EnumMap<>(Side.class);
 			List<Sample> starter = sides.getOrDefault(Side.STARTER, List.of());
-			List<Sample> floor = sides.getOrDefault(Side.FLOOR, List.of());
-			if (!starter.isEmpty() && starter.size() == floor.size()) {
-				rows.add(new Row(threads, workload, Summary.of(starter), Summary.of(floor),
-						pairedRatios(starter, floor, Sample::throughput), pairedRatios(starter, floor, Results::p99)));
-			}
+			sides.forEach((side, other) -> {
+				if (side != Side.STARTER && !starter.isEmpty() && starter.size() == other.size()) {
+					comparisons.put(side, new Comparison(side, pairedRatios(starter, other, Sample::throughput),
+							pairedRatios(starter, other, Results::p99)));
+				}
+			});
+			rows.add(new Row(threads, workload, summaries, comparisons));
 		}));
 		return rows;
 	}
 
-	private static double[] pairedRatios(List<Sample> starter, List<Sample> floor, ToDoubleFunction<Sample> measure) {
+	private static double[] pairedRatios(List<Sample> starter, List<Sample> other, ToDoubleFunction<Sample> measure) {
 		double[] ratios = new double[starter.size()];
 		for (int i = 0; i < ratios.length; i++) {
-			ratios[i] = measure.applyAsDouble(starter.get(i)) / measure.applyAsDouble(floor.get(i));
+			ratios[i] = measure.applyAsDouble(starter.get(i)) / measure.applyAsDouble(other.get(i));
 		}
 		Arrays.sort(ratios);
 		return ratios;
@@ -63,18 +75,26 @@ final class Results {
 	}
 
 	/**
-	 * Starter and floor side by side for one workload at one thread count.
+	 * Every side measured for one workload at one thread count, and the starter against
+	 * each of the others.
 	 *
 	 * @param threads caller threads
 	 * @param workload the workload
-	 * @param starter the starter's repetitions
-	 * @param floor the floor's repetitions
-	 * @param throughputRatios starter/floor throughput of each pair of repetitions,
-	 * sorted
-	 * @param p99Ratios starter/floor p99 latency of each pair of repetitions, sorted
+	 * @param summaries the repetitions of each side
+	 * @param comparisons the starter against each other side, when the starter ran
 	 */
-	record Row(int threads, Workload workload, Summary starter, Summary floor, double[] throughputRatios,
-			double[] p99Ratios) {
+	record Row(int threads, Workload workload, Map<Side, Summary> summaries, Map<Side, Comparison> comparisons) {
+
+	}
+
+	/**
+	 * The starter against one other side, repetition by repetition.
+	 *
+	 * @param side the other side
+	 * @param throughputRatios starter/side throughput of each pair of repetitions, sorted
+	 * @param p99Ratios starter/side p99 latency of each pair of repetitions, sorted
+	 */
+	record Comparison(Side side, double[] throughputRatios, double[] p99Ratios) {
 
 		double throughputRatio() {
 			return median(this.throughputRatios);
@@ -84,8 +104,25 @@ final class Results {
 			return median(this.p99Ratios);
 		}
 
-		boolean meetsTargets() {
-			return throughputRatio() >= MIN_THROUGHPUT_RATIO && p99Ratio() <= MAX_P99_RATIO;
+		/**
+		 * Whether the starter meets its target against this side: close enough to a
+		 * floor, ahead of a peer.
+		 * @return whether the target is met
+		 */
+		boolean meetsTarget() {
+			return switch (this.side.kind()) {
+				case FLOOR -> throughputRatio() >= MIN_THROUGHPUT_RATIO && p99Ratio() <= MAX_P99_RATIO;
+				case PEER -> throughputRatio() > 1;
+				case STARTER -> true;
+			};
+		}
+
+		static String target(Kind kind) {
+			return switch (kind) {
+				case FLOOR -> "calls/s ≥ " + MIN_THROUGHPUT_RATIO + ", p99 ≤ " + MAX_P99_RATIO;
+				case PEER -> "starter leads: calls/s > 1";
+				case STARTER -> "";
+			};
 		}
 
 	}

@@ -1,0 +1,158 @@
+package dev.idempotency.benchmarks;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import dev.idempotency.benchmarks.Contender.Protocol;
+import dev.idempotency.benchmarks.Contender.Reference;
+
+import org.springframework.util.StreamUtils;
+
+/**
+ * What the floors share: the starter's own Lua scripts, loaded as its Redis store loads
+ * them ({@code record.lua} in front of each transition), and the keys and arguments the
+ * starter sends with them, so that a floor differs from the starter only in what runs
+ * around the same commands.
+ */
+final class FloorProtocol {
+
+	/**
+	 * The empty argument: no payload fingerprint, no reason not to replay.
+	 */
+	static final byte[] NONE = {};
+
+	/**
+	 * Reply code of {@code acquire.lua} when the key is now owned by the caller.
+	 */
+	static final long ACQUIRED = 1;
+
+	/**
+	 * Reply code of {@code acquire.lua} when the key was completed: the stored body
+	 * follows.
+	 */
+	static final long COMPLETED = 3;
+
+	private static final String SCRIPTS = "dev/idempotency/store/redis/";
+
+	private final byte[] keyPrefix;
+
+	private final byte[] owner;
+
+	private final byte[] lease;
+
+	private final byte[] retention;
+
+	private final byte[] body;
+
+	/**
+	 * Create the arguments of one floor.
+	 * @param keyPrefix prefix of record keys, the operation's name and {@code :} included
+	 * @param owner the floor's owner token, as long as the engine's tokens (16
+	 * characters)
+	 * @param lockTimeoutMillis lease the starter asks for
+	 * @param retentionMillis retention the starter asks for
+	 * @param body the encoded result the starter stores
+	 */
+	FloorProtocol(String keyPrefix, String owner, long lockTimeoutMillis, long retentionMillis, byte[] body) {
+		this.keyPrefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
+		this.owner = owner.getBytes(StandardCharsets.US_ASCII);
+		this.lease = number(lockTimeoutMillis);
+		this.retention = number(retentionMillis);
+		this.body = body.clone();
+	}
+
+	static String acquireScript() {
+		return load("record.lua") + load("acquire.lua");
+	}
+
+	static String completeScript() {
+		return load("record.lua") + load("complete.lua");
+	}
+
+	byte[] key(String id) {
+		byte[] suffix = id.getBytes(StandardCharsets.UTF_8);
+		byte[] key = new byte[this.keyPrefix.length + suffix.length];
+		System.arraycopy(this.keyPrefix, 0, key, 0, this.keyPrefix.length);
+		System.arraycopy(suffix, 0, key, this.keyPrefix.length, suffix.length);
+		return key;
+	}
+
+	byte[] owner() {
+		return this.owner;
+	}
+
+	byte[] lease() {
+		return this.lease;
+	}
+
+	byte[] retention() {
+		return this.retention;
+	}
+
+	// Not copied: called on every completion, and nobody writes to it
+	byte[] body() {
+		return this.body;
+	}
+
+	static byte[] number(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	/**
+	 * Check that a floor and the starter read each other's records: the floor replays the
+	 * starter's bytes exactly, and the starter replays what the floor completed.
+	 * @param floor the floor
+	 * @param call the floor's call, which returns the stored body
+	 * @param reference a key the starter completed
+	 * @param fresh a key nobody used yet
+	 */
+	static void checkAgainstStarter(Side floor, FloorCall call, Reference reference, String fresh) {
+		byte[] replayed = call.call(reference.id());
+		if (!Arrays.equals(replayed, reference.body())) {
+			throw new IllegalStateException(floor.label() + " replays " + new String(replayed, StandardCharsets.UTF_8)
+					+ " but the starter stores " + new String(reference.body(), StandardCharsets.UTF_8));
+		}
+		call.call(fresh);
+		// The floors store the body of the reference's key, whatever the key
+		if (!Receipt.settled(reference.id()).equals(reference.starter().charge(fresh))) {
+			throw new IllegalStateException("The starter does not replay what " + floor.label() + " stored");
+		}
+	}
+
+	/**
+	 * Describe a floor.
+	 * @param what what the floor is
+	 * @return the protocol, the starter's minus what runs around it
+	 */
+	static Protocol protocol(String what) {
+		return new Protocol(what, "2: `EVALSHA acquire`, `EVALSHA complete`", "1: `EVALSHA acquire`",
+				"the stored bytes, not decoded",
+				"the starter's records, leases and fences, but nothing around them: no lease renewal, no wait for "
+						+ "a call in flight (it fails), no release on failure");
+	}
+
+	private static String load(String name) {
+		try (InputStream in = FloorProtocol.class.getClassLoader().getResourceAsStream(SCRIPTS + name)) {
+			if (in == null) {
+				throw new IllegalStateException("Lua script " + SCRIPTS + name + " is not on the class path");
+			}
+			return StreamUtils.copyToString(in, StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not read Lua script " + SCRIPTS + name, ex);
+		}
+	}
+
+	/**
+	 * One call of a floor, returning the stored body.
+	 */
+	@FunctionalInterface
+	interface FloorCall {
+
+		byte[] call(String id);
+
+	}
+
+}
