@@ -24,9 +24,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * One replay round trip ({@code EVALSHA acquire.lua} of a completed record) through the
  * Redis store, next to the same round trip through {@code RedisTemplate} as the
- * {@link Floor} does it, on a {@code redis-server} of the benchmark's own: what the
- * store's client path costs beyond the script. Compare the allocation per operation
- * ({@code -prof gc}) as well as the time, which is mostly the round trip.
+ * {@link Floor} does it and on raw Lettuce as the {@link LettuceFloor} does it, on a
+ * {@code redis-server} of the benchmark's own: what the store's client path costs beyond
+ * the script. Compare the allocation per operation ({@code -prof gc}) as well as the
+ * time, which is mostly the round trip.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -53,6 +54,8 @@ public class RedisRoundTripBenchmark {
 
 	private Floor floor;
 
+	private LettuceFloor lettuce;
+
 	@Setup(Level.Trial)
 	public void startRedis() {
 		this.redis = RedisServer.start();
@@ -62,6 +65,8 @@ public class RedisRoundTripBenchmark {
 		this.store = new RedisIdempotencyStore(this.connectionFactory, PREFIX);
 		this.floor = new Floor(this.connectionFactory, PREFIX + Payments.OPERATION + ":", LEASE.toMillis(),
 				RETENTION.toMillis(), BODY);
+		this.lettuce = new LettuceFloor(RedisServer.HOST, this.redis.port(), PREFIX + Payments.OPERATION + ":",
+				LEASE.toMillis(), RETENTION.toMillis(), BODY);
 		AcquireResult acquired = this.store.acquire(this.key, this.request);
 		this.store.complete(this.key, this.request.owner(), ((AcquireResult.Acquired) acquired).fence(),
 				StoredResult.of(BODY), RETENTION);
@@ -69,6 +74,7 @@ public class RedisRoundTripBenchmark {
 
 	@TearDown(Level.Trial)
 	public void stopRedis() {
+		this.lettuce.close();
 		this.connectionFactory.destroy();
 		this.redis.close();
 	}
@@ -81,6 +87,11 @@ public class RedisRoundTripBenchmark {
 	@Benchmark
 	public byte[] template() {
 		return this.floor.call(this.key.key());
+	}
+
+	@Benchmark
+	public byte[] lettuce() {
+		return this.lettuce.call(this.key.key());
 	}
 
 }
