@@ -13,10 +13,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConverters;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -51,7 +49,7 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 	@Override
 	public <T> @Nullable T run(RedisScript<T> script, byte[] key, byte[]... args) {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
-		ScriptOutputType type = LettuceConverters.toScriptOutputType(ReturnType.fromJavaType(script.getResultType()));
+		ScriptOutputType type = outputType(script);
 		byte[][] keys = { key };
 		try {
 			return await(commands.evalsha(script.getSha1(), type, keys, args));
@@ -62,6 +60,12 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 			}
 			return await(commands.eval(script.getScriptAsString(), type, keys, args));
 		}
+	}
+
+	// Every transition answers an integer or a multi-bulk reply (see RedisScripts): no
+	// need for Spring Data's general conversion on every call.
+	private static ScriptOutputType outputType(RedisScript<?> script) {
+		return (script.getResultType() == Long.class) ? ScriptOutputType.INTEGER : ScriptOutputType.MULTI;
 	}
 
 	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
