@@ -3,11 +3,10 @@ package dev.idempotency.store.redis;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -23,19 +22,23 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@code RedisTemplate} would send them on.
  * <p>
  * Taking a connection from the factory for every script takes a lock and builds a
- * {@link LettuceConnection} that is thrown away after one command: a sixth of a replay's
- * CPU. The shared connection is looked up once and again whenever it is no longer open
- * (the factory was reset or stopped, or Redis went away), so it follows the factory. It
- * is never in a transaction of the application's: the factory runs those on dedicated
- * connections.
+ * {@link LettuceConnection} that is thrown away after one command. The shared connection
+ * is looked up once instead, and again after any failure other than an error reply, so
+ * that it follows the factory when the factory resets, stops or replaces it. A script
+ * that Lettuce refused to send because that connection was closed is sent once more on
+ * the one looked up again: it never reached Redis. The shared connection is never in a
+ * transaction of the application's: the factory runs those on dedicated connections.
  */
 final class SharedLettuceScriptRunner implements ScriptRunner {
+
+	// Lettuce's message for a command refused before it was written (DefaultEndpoint)
+	private static final String CLOSED = "Connection is closed";
 
 	private final LettuceConnectionFactory connectionFactory;
 
 	private final long timeoutNanos;
 
-	private volatile @Nullable Shared shared;
+	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
 
 	SharedLettuceScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = (LettuceConnectionFactory) connectionFactory;
@@ -48,7 +51,23 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public <T> @Nullable T run(RedisScript<T> script, byte[] key, byte[]... args) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		try {
+			return run(commands(), script, key, args);
+		}
+		catch (RuntimeException ex) {
+			if (ex instanceof RedisCommandExecutionException) {
+				throw ex;
+			}
+			this.commands = null;
+			if (!(ex instanceof RedisException) || !CLOSED.equals(ex.getMessage())) {
+				throw ex;
+			}
+			return run(commands(), script, key, args);
+		}
+	}
+
+	private <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript<T> script, byte[] key,
+			byte[]... args) {
 		ScriptOutputType type = outputType(script);
 		byte[][] keys = { key };
 		try {
@@ -69,41 +88,18 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 	}
 
 	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
-		Shared shared = this.shared;
-		if (shared == null || !shared.connection().isOpen()) {
-			shared = Shared.of(this.connectionFactory);
-			this.shared = shared;
+		RedisClusterAsyncCommands<byte[], byte[]> commands = this.commands;
+		if (commands == null) {
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				commands = ((LettuceConnection) connection).getNativeConnection();
+			}
+			this.commands = commands;
 		}
-		return shared.commands();
+		return commands;
 	}
 
 	private <T> T await(RedisFuture<T> reply) {
 		return LettuceFutures.awaitOrCancel(reply, this.timeoutNanos, TimeUnit.NANOSECONDS);
-	}
-
-	/**
-	 * The factory's shared connection and its commands.
-	 *
-	 * @param connection the shared connection, to tell whether it is still open
-	 * @param commands its asynchronous commands
-	 */
-	private record Shared(StatefulConnection<byte[], byte[]> connection,
-			RedisClusterAsyncCommands<byte[], byte[]> commands) {
-
-		static Shared of(LettuceConnectionFactory connectionFactory) {
-			RedisClusterAsyncCommands<byte[], byte[]> commands;
-			try (RedisConnection connection = connectionFactory.getConnection()) {
-				commands = ((LettuceConnection) connection).getNativeConnection();
-			}
-			if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
-				return new Shared(standalone.getStatefulConnection(), commands);
-			}
-			if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
-				return new Shared(cluster.getStatefulConnection(), commands);
-			}
-			throw new IllegalStateException("Unexpected native Lettuce connection " + commands);
-		}
-
 	}
 
 }
