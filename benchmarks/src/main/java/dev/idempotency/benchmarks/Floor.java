@@ -30,6 +30,22 @@ final class Floor implements Contender {
 
 	private final FloorProtocol protocol;
 
+	private final FloorProtocol.Scripts scripts = new FloorProtocol.Scripts() {
+
+		@Override
+		public List<Object> acquire(byte[] key, byte[]... args) {
+			return Floor.this.template.execute(Floor.this.acquire, BYTES, resultSerializer(),
+					Collections.singletonList(key), (Object[]) args);
+		}
+
+		@Override
+		public Long complete(byte[] key, byte[]... args) {
+			return Floor.this.template.execute(Floor.this.complete, BYTES, resultSerializer(),
+					Collections.singletonList(key), (Object[]) args);
+		}
+
+	};
+
 	/**
 	 * Create the floor.
 	 * @param connectionFactory the application's connection factory
@@ -63,23 +79,7 @@ final class Floor implements Contender {
 	 */
 	@Override
 	public byte[] call(String id) {
-		List<byte[]> keys = Collections.singletonList(this.protocol.key(id));
-		List<Object> acquired = this.template.execute(this.acquire, BYTES, resultSerializer(), keys,
-				this.protocol.owner(), this.protocol.lease(), this.protocol.retention(), FloorProtocol.NONE);
-		long code = (Long) acquired.get(0);
-		if (code == FloorProtocol.COMPLETED) {
-			return (byte[]) acquired.get(2);
-		}
-		if (code != FloorProtocol.ACQUIRED) {
-			throw new IllegalStateException("Floor could not acquire " + id + ": reply code " + code);
-		}
-		Long completed = this.template.execute(this.complete, BYTES, resultSerializer(), keys, this.protocol.owner(),
-				FloorProtocol.number((Long) acquired.get(1)), this.protocol.retention(), this.protocol.body(),
-				FloorProtocol.NONE);
-		if (completed == null || completed != 1) {
-			throw new IllegalStateException("Floor could not complete " + id);
-		}
-		return this.protocol.body();
+		return this.protocol.call(side(), id, this.scripts);
 	}
 
 	@Override

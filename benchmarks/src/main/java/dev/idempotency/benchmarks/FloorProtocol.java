@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.benchmarks.Contender.Protocol;
 import dev.idempotency.benchmarks.Contender.Reference;
@@ -71,7 +74,7 @@ final class FloorProtocol {
 		return load("record.lua") + load("complete.lua");
 	}
 
-	byte[] key(String id) {
+	private byte[] key(String id) {
 		byte[] suffix = id.getBytes(StandardCharsets.UTF_8);
 		byte[] key = new byte[this.keyPrefix.length + suffix.length];
 		System.arraycopy(this.keyPrefix, 0, key, 0, this.keyPrefix.length);
@@ -79,20 +82,30 @@ final class FloorProtocol {
 		return key;
 	}
 
-	byte[] owner() {
-		return this.owner;
-	}
-
-	byte[] lease() {
-		return this.lease;
-	}
-
-	byte[] retention() {
-		return this.retention;
-	}
-
-	// Not copied: called on every completion, and nobody writes to it
-	byte[] body() {
+	/**
+	 * Run one call of the protocol: acquire and complete a new key, or replay a completed
+	 * one.
+	 * @param floor the floor, for messages
+	 * @param id the idempotency key
+	 * @param scripts how the floor sends the two scripts
+	 * @return the stored body
+	 */
+	byte[] call(Side floor, String id, Scripts scripts) {
+		byte[] key = key(id);
+		List<Object> acquired = scripts.acquire(key, this.owner, this.lease, this.retention, NONE);
+		long code = (Long) acquired.get(0);
+		if (code == COMPLETED) {
+			return (byte[]) acquired.get(2);
+		}
+		if (code != ACQUIRED) {
+			throw new IllegalStateException(floor.label() + " could not acquire " + id + ": reply code " + code);
+		}
+		Long completed = scripts.complete(key, this.owner, number((Long) acquired.get(1)), this.retention, this.body,
+				NONE);
+		if (completed == null || completed != 1) {
+			throw new IllegalStateException(floor.label() + " could not complete " + id);
+		}
+		// Not copied: returned on every completion, and nobody writes to it
 		return this.body;
 	}
 
@@ -152,6 +165,17 @@ final class FloorProtocol {
 	interface FloorCall {
 
 		byte[] call(String id);
+
+	}
+
+	/**
+	 * How a floor sends the protocol's two scripts: {@code EVALSHA} with one key.
+	 */
+	interface Scripts {
+
+		List<Object> acquire(byte[] key, byte[]... args);
+
+		@Nullable Long complete(byte[] key, byte[]... args);
 
 	}
 

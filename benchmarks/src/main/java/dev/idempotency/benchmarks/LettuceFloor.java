@@ -40,6 +40,22 @@ final class LettuceFloor implements Contender {
 
 	private final FloorProtocol protocol;
 
+	private final FloorProtocol.Scripts scripts = new FloorProtocol.Scripts() {
+
+		@Override
+		public List<Object> acquire(byte[] key, byte[]... args) {
+			return await(LettuceFloor.this.commands.evalsha(LettuceFloor.this.acquire, ScriptOutputType.MULTI,
+					new byte[][] { key }, args));
+		}
+
+		@Override
+		public Long complete(byte[] key, byte[]... args) {
+			return await(LettuceFloor.this.commands.evalsha(LettuceFloor.this.complete, ScriptOutputType.INTEGER,
+					new byte[][] { key }, args));
+		}
+
+	};
+
 	/**
 	 * Connect to the server and load the scripts.
 	 * @param host the server's host
@@ -70,23 +86,7 @@ final class LettuceFloor implements Contender {
 	 */
 	@Override
 	public byte[] call(String id) {
-		byte[][] keys = { this.protocol.key(id) };
-		List<Object> acquired = await(this.commands.evalsha(this.acquire, ScriptOutputType.MULTI, keys,
-				this.protocol.owner(), this.protocol.lease(), this.protocol.retention(), FloorProtocol.NONE));
-		long code = (Long) acquired.get(0);
-		if (code == FloorProtocol.COMPLETED) {
-			return (byte[]) acquired.get(2);
-		}
-		if (code != FloorProtocol.ACQUIRED) {
-			throw new IllegalStateException("Lettuce floor could not acquire " + id + ": reply code " + code);
-		}
-		Long completed = await(this.commands.evalsha(this.complete, ScriptOutputType.INTEGER, keys,
-				this.protocol.owner(), FloorProtocol.number((Long) acquired.get(1)), this.protocol.retention(),
-				this.protocol.body(), FloorProtocol.NONE));
-		if (completed == null || completed != 1) {
-			throw new IllegalStateException("Lettuce floor could not complete " + id);
-		}
-		return this.protocol.body();
+		return this.protocol.call(side(), id, this.scripts);
 	}
 
 	@Override
