@@ -22,7 +22,7 @@ record HarnessOptions(List<Integer> threads, List<Workload> workloads, List<Side
 
 	static final String USAGE = """
 			Options (all optional):
-			  --quick            1s x 2 repetitions, 1s warm-up; writes target/redis-harness-quick.md
+			  --quick            1s x 2 repetitions, 3s warm-up; writes target/redis-harness-quick.md
 			  --threads=1,8,32   caller thread counts
 			  --workloads=new,replays  which workloads (new keys, replays)
 			  --sides=starter,floor,lettuce,si,jdempotent  which sides (default: all)
@@ -43,7 +43,7 @@ record HarnessOptions(List<Integer> threads, List<Workload> workloads, List<Side
 		List<Side> sides = List.of(Side.values());
 		double seconds = quick ? 1 : 3;
 		int repetitions = quick ? 2 : 5;
-		double warmup = quick ? 1 : 3;
+		double warmup = 3;
 		Path output = Path.of(quick ? "target/redis-harness-quick.md" : "results/redis-harness.md");
 		for (String option : options) {
 			String value = option.substring(option.indexOf('=') + 1);
