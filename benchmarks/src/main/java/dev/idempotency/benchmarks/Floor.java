@@ -84,7 +84,7 @@ final class Floor implements Contender {
 
 	@Override
 	public void check(Reference reference) {
-		FloorProtocol.checkAgainstStarter(side(), this::call, reference, Ids.unique(0, side().ordinal(), 1));
+		this.protocol.check(side(), this.scripts, reference);
 	}
 
 	@Override

@@ -117,17 +117,17 @@ final class FloorProtocol {
 	 * Check that a floor and the starter read each other's records: the floor replays the
 	 * starter's bytes exactly, and the starter replays what the floor completed.
 	 * @param floor the floor
-	 * @param call the floor's call, which returns the stored body
+	 * @param scripts how the floor sends the scripts
 	 * @param reference a key the starter completed
-	 * @param fresh a key nobody used yet
 	 */
-	static void checkAgainstStarter(Side floor, FloorCall call, Reference reference, String fresh) {
-		byte[] replayed = call.call(reference.id());
+	void check(Side floor, Scripts scripts, Reference reference) {
+		byte[] replayed = call(floor, reference.id(), scripts);
 		if (!Arrays.equals(replayed, reference.body())) {
 			throw new IllegalStateException(floor.label() + " replays " + new String(replayed, StandardCharsets.UTF_8)
 					+ " but the starter stores " + new String(reference.body(), StandardCharsets.UTF_8));
 		}
-		call.call(fresh);
+		String fresh = Ids.unique(0, floor.ordinal(), 1);
+		call(floor, fresh, scripts);
 		// The floors store the body of the reference's key, whatever the key
 		if (!Receipt.settled(reference.id()).equals(reference.starter().charge(fresh))) {
 			throw new IllegalStateException("The starter does not replay what " + floor.label() + " stored");
@@ -156,16 +156,6 @@ final class FloorProtocol {
 		catch (IOException ex) {
 			throw new IllegalStateException("Could not read Lua script " + SCRIPTS + name, ex);
 		}
-	}
-
-	/**
-	 * One call of a floor, returning the stored body.
-	 */
-	@FunctionalInterface
-	interface FloorCall {
-
-		byte[] call(String id);
-
 	}
 
 	/**

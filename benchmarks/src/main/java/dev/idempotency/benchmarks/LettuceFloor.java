@@ -91,7 +91,7 @@ final class LettuceFloor implements Contender {
 
 	@Override
 	public void check(Reference reference) {
-		FloorProtocol.checkAgainstStarter(side(), this::call, reference, Ids.unique(0, side().ordinal(), 1));
+		this.protocol.check(side(), this.scripts, reference);
 	}
 
 	@Override
