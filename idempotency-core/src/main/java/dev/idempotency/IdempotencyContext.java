@@ -1,7 +1,5 @@
 package dev.idempotency;
 
-import dev.idempotency.engine.IdempotencyEngine;
-
 /**
  * The idempotent attempt running on the current thread, available inside an
  * {@link Idempotent} method or an {@link IdempotentExecutor} action.
@@ -14,7 +12,7 @@ public interface IdempotencyContext {
 	 * @throws IllegalStateException when no idempotent method is running on this thread
 	 */
 	static IdempotencyContext current() {
-		IdempotencyContext context = IdempotencyEngine.currentContext();
+		IdempotencyContext context = IdempotencyContextHolder.get();
 		if (context == null) {
 			throw new IllegalStateException(
 					"No @Idempotent method or IdempotentExecutor action is running on this thread");
@@ -27,7 +25,7 @@ public interface IdempotencyContext {
 	 * @return whether {@link #current()} would succeed
 	 */
 	static boolean isActive() {
-		return IdempotencyEngine.currentContext() != null;
+		return IdempotencyContextHolder.get() != null;
 	}
 
 	/**
@@ -52,9 +50,12 @@ public interface IdempotencyContext {
 	long fence();
 
 	/**
-	 * Return whether this attempt still holds its lease, as far as it knows: it turns
-	 * {@code false} when a renewal found the record owned by another attempt, or could
-	 * not reach the store before the lease ran out.
+	 * Return whether this attempt still holds its lease, as far as it knows. It turns
+	 * {@code false} when a renewal found the record owned by another attempt, and as soon
+	 * as the end of the last lease the store confirmed has passed on this JVM's monotonic
+	 * clock (counted from when the acquire or renewal was sent, so never later than the
+	 * store's own judgement): a store that hangs or cannot be reached cannot keep it
+	 * {@code true}.
 	 * @return whether the lease is held
 	 */
 	boolean isLeaseHeld();

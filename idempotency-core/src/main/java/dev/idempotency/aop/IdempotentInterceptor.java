@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.codec.PayloadFingerprinter;
+import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
 
 import org.springframework.aop.framework.AopProxyUtils;
@@ -52,12 +53,11 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
 		Object key = evaluate(operation, "key", operation.keyExpression(), operation.key(), context);
 		Expression payload = operation.payload();
-		byte[] fingerprint = null;
-		if (payload != null) {
-			String payloadExpression = operation.payloadExpression();
-			fingerprint = this.fingerprinter.obtain()
-				.fingerprint(evaluate(operation, "payload", payloadExpression, payload, context));
-		}
+		// Computed by the engine, which counts a failure like any refused call
+		Fingerprint fingerprint = (payload != null)
+				? () -> this.fingerprinter.obtain()
+					.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context))
+				: null;
 		return this.engine.obtain().execute(operation.operation(), key, fingerprint, invocation::proceed);
 	}
 

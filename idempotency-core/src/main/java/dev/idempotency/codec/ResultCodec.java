@@ -34,6 +34,22 @@ public interface ResultCodec {
 		byte[] encode(@Nullable Object value);
 
 		/**
+		 * Encode a value, giving up as soon as the encoding passes a size.
+		 * @param value the value, possibly {@code null}
+		 * @param maxBytes the most bytes the encoding may take
+		 * @return the encoded bytes
+		 * @throws ResultTooLargeException when the encoding would take more
+		 * @throws RuntimeException when the value cannot be encoded
+		 */
+		default byte[] encode(@Nullable Object value, long maxBytes) {
+			byte[] bytes = encode(value);
+			if (bytes.length > maxBytes) {
+				throw new ResultTooLargeException(maxBytes);
+			}
+			return bytes;
+		}
+
+		/**
 		 * Decode bytes produced by {@link #encode}.
 		 * @param bytes the encoded bytes
 		 * @return the value, possibly {@code null}

@@ -1,10 +1,14 @@
 package dev.idempotency.engine;
 
+import java.util.function.LongSupplier;
+
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.store.RecordKey;
 
 /**
- * The attempt that owns a record while its method runs.
+ * The attempt that owns a record while its method runs, and what it knows of its lease:
+ * the end of the last lease the store confirmed, on the local monotonic clock, and
+ * whether a renewal found the record lost.
  */
 final class Attempt implements IdempotencyContext {
 
@@ -14,12 +18,24 @@ final class Attempt implements IdempotencyContext {
 
 	private final long fence;
 
-	private volatile boolean leaseHeld = true;
+	private final long leaseNanos;
 
-	Attempt(RecordKey record, String owner, long fence) {
+	private final LongSupplier nanoClock;
+
+	// System.nanoTime() scale: when the acquire or renewal that the store last confirmed
+	// was sent, plus the lease. The store started the lease no earlier than that.
+	private volatile long leaseEndNanos;
+
+	private volatile boolean lost;
+
+	Attempt(RecordKey record, String owner, long fence, long leaseNanos, long acquireSentNanos,
+			LongSupplier nanoClock) {
 		this.record = record;
 		this.owner = owner;
 		this.fence = fence;
+		this.leaseNanos = leaseNanos;
+		this.nanoClock = nanoClock;
+		this.leaseEndNanos = acquireSentNanos + leaseNanos;
 	}
 
 	RecordKey record() {
@@ -30,8 +46,33 @@ final class Attempt implements IdempotencyContext {
 		return this.owner;
 	}
 
-	void leaseHeld(boolean held) {
-		this.leaseHeld = held;
+	long leaseNanos() {
+		return this.leaseNanos;
+	}
+
+	/**
+	 * Record a renewal the store confirmed.
+	 * @param sentNanos when it was sent
+	 */
+	void renewed(long sentNanos) {
+		long end = sentNanos + this.leaseNanos;
+		// Replies may come back out of order; a lease never shrinks
+		if (end - this.leaseEndNanos > 0) {
+			this.leaseEndNanos = end;
+		}
+	}
+
+	void lost() {
+		this.lost = true;
+	}
+
+	/**
+	 * Return how long the lease is known to last from now, zero or less once it may have
+	 * run out.
+	 * @return the nanoseconds left
+	 */
+	long leaseLeftNanos() {
+		return this.lost ? 0 : this.leaseEndNanos - this.nanoClock.getAsLong();
 	}
 
 	@Override
@@ -51,7 +92,7 @@ final class Attempt implements IdempotencyContext {
 
 	@Override
 	public boolean isLeaseHeld() {
-		return this.leaseHeld;
+		return leaseLeftNanos() > 0;
 	}
 
 	@Override

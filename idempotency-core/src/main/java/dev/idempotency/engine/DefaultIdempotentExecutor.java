@@ -46,7 +46,7 @@ public final class DefaultIdempotentExecutor implements IdempotentExecutor {
 			ParameterizedTypeReference<T> resultType, Supplier<T> action) {
 		Assert.notNull(action, "'action' must not be null");
 		Operation operation = operation(name, ResolvableType.forType(resultType));
-		byte[] fingerprint = (payload != null) ? this.fingerprinter.fingerprint(payload) : null;
+		Fingerprint fingerprint = (payload != null) ? () -> this.fingerprinter.fingerprint(payload) : null;
 		return (T) call(operation, key, fingerprint, action::get);
 	}
 
@@ -59,7 +59,7 @@ public final class DefaultIdempotentExecutor implements IdempotentExecutor {
 		});
 	}
 
-	private @Nullable Object call(Operation operation, Object key, byte @Nullable [] fingerprint,
+	private @Nullable Object call(Operation operation, Object key, @Nullable Fingerprint fingerprint,
 			Invocation invocation) {
 		try {
 			return this.engine.execute(operation, key, fingerprint, invocation);

@@ -1,21 +1,28 @@
 package dev.idempotency.engine;
 
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyCompletionException;
+import dev.idempotency.IdempotencyContextHolder;
 import dev.idempotency.IdempotencyContext;
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyLockLostException;
-import dev.idempotency.IdempotencyReplayException;
+import dev.idempotency.IdempotencyPayloadException;
 import dev.idempotency.IdempotencyStoreException;
-import dev.idempotency.codec.ResultCodec.TypedCodec;
 import dev.idempotency.engine.IdempotencyObserver.Call;
+import dev.idempotency.engine.InProgressWaiter.Polled;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
+import dev.idempotency.engine.ResultEncoder.Encoded;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.AcquireResult.Acquired;
@@ -24,7 +31,6 @@ import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.AcquireResult.KeyReused;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
-import dev.idempotency.store.StoredResult;
 
 import org.springframework.util.Assert;
 
@@ -37,10 +43,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
 
-	private static final ThreadLocal<Attempt> CURRENT = new ThreadLocal<>();
-
-	private static final byte[] NO_BODY = {};
-
 	private final IdempotencyStore store;
 
 	private final IdempotencyDefaults defaults;
@@ -48,6 +50,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 	private final Listeners listeners;
 
 	private final LeaseRenewer renewer;
+
+	private final LongSupplier nanoClock;
+
+	private final OutcomeRecorder recorder;
+
+	private final ResultEncoder encoder;
 
 	private final InProgressWaiter waiter = new InProgressWaiter();
 
@@ -72,18 +80,27 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	public IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
 			List<? extends IdempotencyListener> listeners, IdempotencyObserver observer) {
+		this(store, defaults, listeners, observer, (timed) -> new LeaseRenewer(timed));
+	}
+
+	IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
+			List<? extends IdempotencyListener> listeners, LongSupplier nanoClock, ThreadFactory threadFactory) {
+		this(store, defaults, listeners, IdempotencyObserver.NONE,
+				(timed) -> new LeaseRenewer(timed, nanoClock, threadFactory));
+	}
+
+	private IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
+			List<? extends IdempotencyListener> listeners, IdempotencyObserver observer,
+			Function<IdempotencyStore, LeaseRenewer> renewer) {
+		Assert.notNull(store, "'store' must not be null");
+		Assert.notNull(defaults, "'defaults' must not be null");
 		this.listeners = new Listeners(listeners, observer);
 		this.store = this.listeners.isEmpty() ? store : new TimedStore(store, this.listeners);
 		this.defaults = defaults;
-		this.renewer = new LeaseRenewer(this.store);
-	}
-
-	/**
-	 * Return the attempt running on the current thread.
-	 * @return the attempt, or {@code null}
-	 */
-	public static @Nullable IdempotencyContext currentContext() {
-		return CURRENT.get();
+		this.renewer = renewer.apply(this.store);
+		this.nanoClock = this.renewer.nanoClock();
+		this.recorder = new OutcomeRecorder(this.store, this.nanoClock);
+		this.encoder = new ResultEncoder(defaults.maxResultSize());
 	}
 
 	/**
@@ -122,20 +139,29 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * Run one idempotent call.
 	 * @param operation the resolved operation
 	 * @param rawKey the evaluated key, before validation and hashing
-	 * @param fingerprint the payload fingerprint, or {@code null}
+	 * @param fingerprint the payload fingerprint, computed when the call needs it, or
+	 * {@code null} when the operation has no payload
 	 * @param invocation the work to run at most once per key
 	 * @return the result of the work, or the replayed result of an earlier attempt
 	 * @throws Throwable what the work throws, unchanged, or an
 	 * {@link dev.idempotency.IdempotencyException}
 	 */
-	public @Nullable Object execute(Operation operation, @Nullable Object rawKey, byte @Nullable [] fingerprint,
+	public @Nullable Object execute(Operation operation, @Nullable Object rawKey, @Nullable Fingerprint fingerprint,
 			Invocation invocation) throws Throwable {
-		RecordKey record = new RecordKey(operation.name(),
-				Keys.normalize(operation, rawKey, this.defaults.maxKeyLength()));
+		RecordKey record;
+		byte[] fingerprinted;
+		try {
+			record = new RecordKey(operation.name(), Keys.normalize(operation, rawKey, this.defaults.maxKeyLength()));
+			fingerprinted = (fingerprint != null) ? fingerprint(operation, fingerprint) : null;
+		}
+		catch (IdempotencyException ex) {
+			this.listeners.onOutcome(Call.NONE, operation.name(), Outcome.INVALID);
+			throw ex;
+		}
 		Call call = this.listeners.start(record);
 		Throwable error = null;
 		try {
-			return acquireAndRun(operation, record, fingerprint, invocation, call);
+			return acquireAndRun(operation, record, fingerprinted, invocation, call);
 		}
 		catch (Throwable ex) {
 			error = ex;
@@ -146,39 +172,82 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
+	private static byte[] fingerprint(Operation operation, Fingerprint fingerprint) {
+		try {
+			return fingerprint.compute();
+		}
+		catch (IdempotencyException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			throw new IdempotencyPayloadException("Could not fingerprint the payload of operation '" + operation.name()
+					+ "'; the method was not called: " + ex.getMessage(), ex);
+		}
+	}
+
 	private @Nullable Object acquireAndRun(Operation operation, RecordKey record, byte @Nullable [] fingerprint,
 			Invocation invocation, Call call) throws Throwable {
 		OperationSettings settings = operation.settings();
 		String owner = OwnerTokens.next();
 		AcquireRequest request = new AcquireRequest(owner, settings.lockTimeout(), settings.retention(), fingerprint);
+		long sentNanos = this.nanoClock.getAsLong();
 		AcquireResult result;
+		boolean interrupted = Thread.interrupted();
 		try {
 			result = this.store.acquire(record, request);
 			if (result instanceof InProgress inProgress && settings.onInProgress() == OnInProgress.WAIT) {
-				result = this.waiter.await(this.store, record, request, inProgress, settings.waitTimeout());
+				restoreInterrupt(interrupted);
+				interrupted = false;
+				Polled polled = this.waiter.await(this.store, record, request, inProgress, settings.waitTimeout(),
+						this.nanoClock);
+				result = polled.result();
+				sentNanos = polled.sentNanos();
 			}
 		}
 		catch (RuntimeException ex) {
+			abandon(record, owner, settings);
+			restoreInterrupt(interrupted);
 			return onAcquireFailure(operation, record, ex, invocation, call);
 		}
+		restoreInterrupt(interrupted);
 		if (result instanceof Acquired acquired) {
-			return run(operation, new Attempt(record, owner, acquired.fence()), acquired.takeover(), invocation, call);
+			Attempt attempt = new Attempt(record, owner, acquired.fence(), settings.lockTimeout().toNanos(), sentNanos,
+					this.nanoClock);
+			return run(operation, attempt, acquired.takeover(), invocation, call);
 		}
 		if (result instanceof Completed completed) {
 			// Counted before decoding: a duplicate whose result cannot be replayed
 			// is still a duplicate that the method did not run for.
-			report(call, operation, Outcome.REPLAYED);
-			return replay(operation, record, completed.result());
+			report(call, operation, record, Outcome.REPLAYED);
+			return Replay.decode(operation, record, completed.result());
 		}
 		if (result instanceof InProgress inProgress) {
-			report(call, operation, Outcome.IN_PROGRESS);
+			report(call, operation, record, Outcome.IN_PROGRESS);
 			throw new IdempotencyInProgressException(record.name(), record.key(), inProgress.leaseRemaining());
 		}
 		if (result instanceof KeyReused) {
-			report(call, operation, Outcome.KEY_REUSE);
+			report(call, operation, record, Outcome.KEY_REUSE);
 			throw new IdempotencyKeyReuseException(record.name(), record.key());
 		}
 		throw new IllegalStateException("Unknown acquire result " + result);
+	}
+
+	/**
+	 * After an acquire that failed, possibly after the store ran it (a timeout), release
+	 * what it may have taken, without waiting: an attempt that will never run must not
+	 * block the key until its lease runs out.
+	 */
+	private void abandon(RecordKey record, String owner, OperationSettings settings) {
+		try {
+			this.store.abandon(record, owner, settings.retention()).whenComplete((released, ex) -> {
+				if (ex != null && logger.isDebugEnabled()) {
+					logger.debug("Could not abandon the failed acquire of " + record, ex);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not abandon the failed acquire of " + record, ex);
+		}
 	}
 
 	private @Nullable Object onAcquireFailure(Operation operation, RecordKey record, RuntimeException ex,
@@ -186,74 +255,72 @@ public final class IdempotencyEngine implements AutoCloseable {
 		if (this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED) {
 			logger.warn("Store unavailable for " + record + ": running the method WITHOUT idempotency protection "
 					+ "(idempotency.on-store-failure=proceed)", ex);
-			report(call, operation, Outcome.BYPASSED);
+			report(call, operation, record, Outcome.BYPASSED);
 			return invocation.proceed();
 		}
-		report(call, operation, Outcome.STORE_ERROR);
+		report(call, operation, record, Outcome.STORE_ERROR);
 		throw storeException("acquire", record, ex);
 	}
 
 	private @Nullable Object run(Operation operation, Attempt attempt, boolean takeover, Invocation invocation,
 			Call call) throws Throwable {
 		OperationSettings settings = operation.settings();
-		Renewal renewal = this.renewer.start(attempt, settings.lockTimeout());
-		Attempt outer = CURRENT.get();
-		CURRENT.set(attempt);
-		Object value;
+		// Renewed until the outcome is recorded, retries included
+		Renewal renewal = this.renewer.start(attempt, settings.lockTimeout(), settings.retention());
 		try {
-			value = invocation.proceed();
-		}
-		catch (Throwable ex) {
-			renewal.stop();
-			release(operation, attempt, ex, call);
-			throw ex;
+			Object value;
+			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);
+			try {
+				value = invocation.proceed();
+			}
+			catch (Throwable ex) {
+				release(operation, attempt, ex, call);
+				throw ex;
+			}
+			finally {
+				IdempotencyContextHolder.restore(outer);
+			}
+			Encoded encoded = this.encoder.encode(operation, attempt, value);
+			complete(operation, attempt, encoded, call);
+			report(call, operation, attempt.record(), takeover ? Outcome.RECOVERED : Outcome.EXECUTED);
+			if (encoded.error() != null) {
+				throw encoded.error();
+			}
+			return value;
 		}
 		finally {
-			restore(outer);
-		}
-		renewal.stop();
-		complete(operation, attempt, encode(operation, attempt, value), call);
-		report(call, operation, takeover ? Outcome.RECOVERED : Outcome.EXECUTED);
-		return value;
-	}
-
-	private void report(Call call, Operation operation, Outcome outcome) {
-		this.listeners.onOutcome(call, operation.name(), outcome);
-	}
-
-	private static void restore(@Nullable Attempt outer) {
-		if (outer != null) {
-			CURRENT.set(outer);
-		}
-		else {
-			CURRENT.remove();
+			renewal.stop();
 		}
 	}
 
-	private void complete(Operation operation, Attempt attempt, StoredResult stored, Call call) {
+	private void complete(Operation operation, Attempt attempt, Encoded encoded, Call call) {
 		boolean completed;
 		try {
-			completed = this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored,
-					operation.settings().retention());
+			completed = this.recorder.complete(attempt, encoded.stored(), operation.settings().retention());
 		}
 		catch (RuntimeException ex) {
-			report(call, operation, Outcome.STORE_ERROR);
-			throw storeException("complete", attempt.record(), ex);
+			report(call, operation, attempt.record(), Outcome.STORE_ERROR);
+			IdempotencyCompletionException failure = new IdempotencyCompletionException(attempt
+					+ " ran its method, but the store failed to record its outcome; the record stays IN_PROGRESS "
+					+ "until its lease runs out, then the next delivery runs the method again: " + ex.getMessage(), ex);
+			if (encoded.error() != null) {
+				failure.addSuppressed(encoded.error());
+			}
+			throw failure;
 		}
 		if (!completed) {
 			logger.error(attempt + " ran its method but lost the record to another attempt before completing: "
 					+ "its result was discarded. Raise the lock timeout of operation '" + operation.name()
 					+ "' if this attempt was alive (a long GC pause or a frozen process).");
-			report(call, operation, Outcome.LOCK_LOST);
+			report(call, operation, attempt.record(), Outcome.LOCK_LOST);
 			throw new IdempotencyLockLostException(attempt.name(), attempt.key(), attempt.fence());
 		}
 	}
 
 	private void release(Operation operation, Attempt attempt, Throwable failure, Call call) {
-		report(call, operation, Outcome.FAILED);
+		report(call, operation, attempt.record(), Outcome.FAILED);
 		try {
-			if (!this.store.release(attempt.record(), attempt.owner(), attempt.fence(),
-					operation.settings().retention())) {
+			if (!this.recorder.release(attempt, operation.settings().retention())) {
 				logger.warn(attempt + " failed and could not release its record: another attempt took it over");
 			}
 		}
@@ -265,50 +332,17 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private StoredResult encode(Operation operation, Attempt attempt, @Nullable Object value) {
-		TypedCodec codec = operation.codec();
-		if (codec == null) {
-			return StoredResult.of(NO_BODY);
+	private void report(Call call, Operation operation, RecordKey record, Outcome outcome) {
+		if (logger.isDebugEnabled()) {
+			logger.debug("Idempotent call of '" + operation.name() + "': " + outcome.tag()
+					+ (logger.isTraceEnabled() ? " (key '" + record.key() + "')" : ""));
 		}
-		byte[] body;
-		try {
-			body = codec.encode(value);
-		}
-		catch (RuntimeException ex) {
-			logger.warn(attempt + " completed, but its result could not be encoded; duplicates will get "
-					+ "IdempotencyReplayException", ex);
-			return StoredResult
-				.unreplayable("its result of type " + typeName(value) + " could not be encoded: " + ex.getMessage());
-		}
-		if (body.length > this.defaults.maxResultSize()) {
-			logger.warn(attempt + " completed, but its encoded result of " + body.length
-					+ " bytes exceeds idempotency.max-result-size; duplicates will get IdempotencyReplayException");
-			return StoredResult.unreplayable("its encoded result of " + body.length
-					+ " bytes exceeds idempotency.max-result-size of " + this.defaults.maxResultSize() + " bytes");
-		}
-		return StoredResult.of(body);
+		this.listeners.onOutcome(call, operation.name(), outcome);
 	}
 
-	private static String typeName(@Nullable Object value) {
-		return (value != null) ? value.getClass().getName() : "null";
-	}
-
-	private @Nullable Object replay(Operation operation, RecordKey record, StoredResult stored) {
-		if (!stored.isReplayable()) {
-			throw new IdempotencyReplayException("Operation '" + record.name() + "' already completed for key '"
-					+ record.key() + "' but " + stored.unreplayableReason() + "; the method was not run again");
-		}
-		TypedCodec codec = operation.codec();
-		if (codec == null) {
-			return null;
-		}
-		try {
-			return codec.decode(stored.body());
-		}
-		catch (RuntimeException ex) {
-			throw new IdempotencyReplayException("Operation '" + record.name() + "' already completed for key '"
-					+ record.key() + "' but its stored result does not decode to the declared return type; "
-					+ "the method was not run again", ex);
+	private static void restoreInterrupt(boolean interrupted) {
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

@@ -1,6 +1,7 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
@@ -20,15 +21,20 @@ final class InProgressWaiter {
 
 	private static final long MAX_PAUSE_MILLIS = 100;
 
-	AcquireResult await(IdempotencyStore store, RecordKey record, AcquireRequest request, InProgress first,
-			Duration timeout) {
+	/**
+	 * Poll until the other attempt is no longer in progress, or the timeout runs out.
+	 * @return the last result, and when its acquire was sent on {@code nanoClock}
+	 */
+	Polled await(IdempotencyStore store, RecordKey record, AcquireRequest request, InProgress first, Duration timeout,
+			LongSupplier nanoClock) {
+		long sentNanos = nanoClock.getAsLong();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		long pause = FIRST_PAUSE_MILLIS;
 		AcquireResult result = first;
 		while (result instanceof InProgress inProgress) {
 			long leftNanos = deadline - System.nanoTime();
 			if (leftNanos <= 0) {
-				return inProgress;
+				return new Polled(inProgress, sentNanos);
 			}
 			// Rounded up: truncated, the last sleep would give up to a millisecond early
 			long left = (leftNanos + 999_999) / 1_000_000;
@@ -38,12 +44,22 @@ final class InProgressWaiter {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				return inProgress;
+				return new Polled(inProgress, sentNanos);
 			}
 			pause = Math.min(pause * 2, MAX_PAUSE_MILLIS);
+			sentNanos = nanoClock.getAsLong();
 			result = store.acquire(record, request);
 		}
-		return result;
+		return new Polled(result, sentNanos);
+	}
+
+	/**
+	 * What the last poll found.
+	 *
+	 * @param result the acquire result
+	 * @param sentNanos when that acquire was sent, on the engine's monotonic clock
+	 */
+	record Polled(AcquireResult result, long sentNanos) {
 	}
 
 }

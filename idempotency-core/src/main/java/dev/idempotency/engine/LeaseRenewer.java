@@ -2,10 +2,13 @@ package dev.idempotency.engine;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -17,6 +20,12 @@ import dev.idempotency.store.IdempotencyStore;
  * Renews the leases of running attempts every third of their lock timeout, from one
  * sweeper thread that walks the set of running attempts when the earliest renewal is due.
  * <p>
+ * Renewals are sent with {@link IdempotencyStore#renewAsync}: the sweeper never waits for
+ * a reply, so renewals do not queue behind one another (the Redis store pipelines them on
+ * one connection) and a command that hangs delays only its own attempt. An attempt has at
+ * most one renewal in flight; its {@link Attempt#isLeaseHeld()} turns {@code false} by
+ * the clock once the last confirmed lease has run out, whatever the store does.
+ * <p>
  * Starting and stopping an attempt only adds it to and removes it from a concurrent set:
  * no lock, no scheduled task and, in the steady state, no wake-up of the sweeper (a
  * scheduled task per call woke the scheduler thread on most calls, a context switch that
@@ -24,8 +33,10 @@ import dev.idempotency.store.IdempotencyStore;
  * shortest renewal period it has seen while attempts keep starting, so an attempt that
  * starts later is always due after the sweeper's next wake-up; only an attempt due
  * earlier than that (a shorter lock timeout, or the first after a quiet spell, when the
- * sweeper sleeps until woken) wakes it. Most calls finish well within a third of their
- * lock timeout, and cost no store round trip.
+ * sweeper sleeps until woken) wakes it. A sweep also renews the attempts due within a
+ * quarter of their period, so that thousands of attempts that started at different times
+ * cost a few sweeps per period, not one each. Most calls finish well within a third of
+ * their lock timeout, and cost no store round trip.
  */
 final class LeaseRenewer implements AutoCloseable {
 
@@ -35,12 +46,16 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private final IdempotencyStore store;
 
+	private final LongSupplier nanoClock;
+
+	private final ThreadFactory threadFactory;
+
 	private final Set<Renewal> running = ConcurrentHashMap.newKeySet();
 
 	private final AtomicLong shortestPeriodNanos = new AtomicLong(NEVER);
 
-	// When the sweeper wakes up next, on the System.nanoTime() scale; NEVER while it
-	// sleeps until an attempt wakes it.
+	// When the sweeper wakes up next, on the nanoClock's scale; NEVER while it sleeps
+	// until an attempt wakes it.
 	private volatile long nextSweepNanos = NEVER;
 
 	// Whether an attempt started since the last sweep; written only when false, so that
@@ -51,22 +66,53 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	/**
+	 * Create a renewer on {@link System#nanoTime()} with a daemon sweeper thread.
+	 * @param store the store to renew leases in
+	 */
 	LeaseRenewer(IdempotencyStore store) {
+		this(store, System::nanoTime, (task) -> {
+			Thread thread = new Thread(task, "idempotency-lease-renewer");
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+	/**
+	 * Create a renewer.
+	 * @param store the store to renew leases in
+	 * @param nanoClock the monotonic clock, in nanoseconds, that plans renewals and
+	 * judges leases
+	 * @param threadFactory the factory of the sweeper thread, started on the first
+	 * attempt
+	 */
+	LeaseRenewer(IdempotencyStore store, LongSupplier nanoClock, ThreadFactory threadFactory) {
 		this.store = store;
+		this.nanoClock = nanoClock;
+		this.threadFactory = threadFactory;
+	}
+
+	/**
+	 * Return the clock that judges leases, for attempts to measure theirs on.
+	 * @return the monotonic clock, in nanoseconds
+	 */
+	LongSupplier nanoClock() {
+		return this.nanoClock;
 	}
 
 	/**
 	 * Start renewing the lease of an attempt.
 	 * @param attempt the attempt
 	 * @param lease its lock timeout
+	 * @param retention how long its record is kept past the lease
 	 * @return a handle that stops renewal
 	 */
-	Renewal start(Attempt attempt, Duration lease) {
+	Renewal start(Attempt attempt, Duration lease, Duration retention) {
 		long period = Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease.toNanos() / 3);
 		if (period < this.shortestPeriodNanos.get()) {
 			this.shortestPeriodNanos.accumulateAndGet(period, Math::min);
 		}
-		Renewal renewal = new Renewal(attempt, lease, period, System.nanoTime());
+		Renewal renewal = new Renewal(attempt, lease, retention, period, this.nanoClock.getAsLong());
 		this.running.add(renewal);
 		if (!this.started) {
 			this.started = true;
@@ -78,6 +124,14 @@ final class LeaseRenewer implements AutoCloseable {
 			LockSupport.unpark(sweeper);
 		}
 		return renewal;
+	}
+
+	/**
+	 * Return how many attempts are being renewed.
+	 * @return the number of running attempts
+	 */
+	int running() {
+		return this.running.size();
 	}
 
 	@Override
@@ -95,8 +149,7 @@ final class LeaseRenewer implements AutoCloseable {
 			synchronized (this) {
 				sweeper = this.sweeper;
 				if (sweeper == null) {
-					sweeper = new Thread(this::sweep, "idempotency-lease-renewer");
-					sweeper.setDaemon(true);
+					sweeper = this.threadFactory.newThread(this::sweep);
 					this.sweeper = sweeper;
 					sweeper.start();
 				}
@@ -109,13 +162,13 @@ final class LeaseRenewer implements AutoCloseable {
 		while (!this.closed) {
 			boolean active = this.started;
 			this.started = false;
-			long now = System.nanoTime();
+			long now = this.nanoClock.getAsLong();
 			long next = NEVER;
 			for (Renewal renewal : this.running) {
-				if (!isBefore(now, renewal.dueNanos)) {
-					renew(renewal);
+				if (!isBefore(now, renewal.dueNanos - renewal.slackNanos)) {
+					renew(renewal, now);
 				}
-				next = earliest(next, renewal.dueNanos);
+				next = earliest(next, renewal.dueNanos - renewal.slackNanos);
 			}
 			// While attempts keep starting, wake up at least once per shortest period, so
 			// that those yet to start are due after the next wake-up and need not wake
@@ -131,17 +184,18 @@ final class LeaseRenewer implements AutoCloseable {
 				LockSupport.park(this);
 			}
 			else {
-				LockSupport.parkNanos(this, next - System.nanoTime());
+				LockSupport.parkNanos(this, next - this.nanoClock.getAsLong());
 			}
 		}
 	}
 
-	private static void renew(Renewal renewal) {
+	private static void renew(Renewal renewal, long now) {
 		try {
-			renewal.renew();
+			renewal.send(now);
 		}
 		catch (Throwable ex) {
 			// Never let one renewal stop the sweeper: every other lease depends on it.
+			renewal.inFlight = false;
 			logger.error("Lease renewal of " + renewal.attempt + " failed unexpectedly", ex);
 		}
 	}
@@ -150,14 +204,14 @@ final class LeaseRenewer implements AutoCloseable {
 	// plan in start().
 	private boolean isDueBefore(long next) {
 		for (Renewal renewal : this.running) {
-			if (isBefore(renewal.dueNanos, next)) {
+			if (isBefore(renewal.dueNanos - renewal.slackNanos, next)) {
 				return true;
 			}
 		}
 		return false;
 	}
 
-	// Compares times on the System.nanoTime() scale, which may wrap; NEVER is after all.
+	// Compares times on the nanoClock's scale, which may wrap; NEVER is after all.
 	private static boolean isBefore(long nanos, long other) {
 		if (other == NEVER) {
 			return nanos != NEVER;
@@ -178,47 +232,74 @@ final class LeaseRenewer implements AutoCloseable {
 
 		private final Duration lease;
 
+		private final Duration retention;
+
 		private final long periodNanos;
+
+		private final long slackNanos;
 
 		private volatile long dueNanos;
 
-		private volatile long lastRenewedNanos;
+		// Whether a renewal was sent and its reply has not come yet: an attempt never has
+		// two in flight, so a store that hangs does not pile commands up.
+		private volatile boolean inFlight;
+
+		private volatile long sentNanos;
+
+		private volatile boolean failing;
 
 		private volatile boolean stopped;
 
-		Renewal(Attempt attempt, Duration lease, long periodNanos, long startNanos) {
+		Renewal(Attempt attempt, Duration lease, Duration retention, long periodNanos, long startNanos) {
 			this.attempt = attempt;
 			this.lease = lease;
+			this.retention = retention;
 			this.periodNanos = periodNanos;
-			this.lastRenewedNanos = startNanos;
+			this.slackNanos = periodNanos / 4;
 			this.dueNanos = startNanos + periodNanos;
 		}
 
-		private void renew() {
-			long before = System.nanoTime();
-			this.dueNanos = before + this.periodNanos;
-			if (this.stopped) {
+		private void send(long now) {
+			this.dueNanos = now + this.periodNanos;
+			// A reply lost for a whole lease (a store that never answers) must not stop
+			// renewals for good
+			if (this.stopped || (this.inFlight && now - this.sentNanos < this.attempt.leaseNanos())) {
 				return;
 			}
-			try {
-				if (LeaseRenewer.this.store.renew(this.attempt.record(), this.attempt.owner(), this.attempt.fence(),
-						this.lease)) {
-					this.lastRenewedNanos = before;
-					this.attempt.leaseHeld(true);
-					return;
-				}
-				logger.warn(this.attempt + " no longer owns its record: another attempt took it over");
-				this.attempt.leaseHeld(false);
-				stop();
-			}
-			catch (RuntimeException ex) {
+			this.inFlight = true;
+			this.sentNanos = now;
+			CompletionStage<Boolean> reply = LeaseRenewer.this.store.renewAsync(this.attempt.record(),
+					this.attempt.owner(), this.attempt.fence(), this.lease, this.retention);
+			reply.whenComplete((renewed, ex) -> received(now, renewed, ex));
+		}
+
+		// Runs on whichever thread completes the reply (a client's I/O thread): no
+		// blocking here.
+		private void received(long sent, @Nullable Boolean renewed, @Nullable Throwable ex) {
+			this.inFlight = false;
+			if (ex != null) {
 				// Keep trying: the store may come back before anyone takes over, and a
 				// renewal that finds the record taken over will report it.
-				if (before - this.lastRenewedNanos >= this.lease.toNanos()) {
-					this.attempt.leaseHeld(false);
+				if (!this.failing) {
+					this.failing = true;
+					logger.warn("Could not renew the lease of " + this.attempt + "; retrying every "
+							+ Duration.ofNanos(this.periodNanos).toMillis() + " ms", ex);
 				}
-				logger.warn("Could not renew the lease of " + this.attempt, ex);
+				else if (logger.isDebugEnabled()) {
+					logger.debug("Could not renew the lease of " + this.attempt, ex);
+				}
+				return;
 			}
+			this.failing = false;
+			if (Boolean.TRUE.equals(renewed)) {
+				this.attempt.renewed(sent);
+				return;
+			}
+			this.attempt.lost();
+			if (!this.stopped) {
+				logger.warn(this.attempt + " no longer owns its record: another attempt took it over");
+			}
+			stop();
 		}
 
 		void stop() {

@@ -50,7 +50,13 @@ public enum Outcome {
 	/**
 	 * The store failed at acquire and the method ran unprotected.
 	 */
-	BYPASSED;
+	BYPASSED,
+
+	/**
+	 * The call was refused before the store was asked: its key was missing, blank or
+	 * unstable, or its payload could not be fingerprinted.
+	 */
+	INVALID;
 
 	private final String tag = name().toLowerCase(java.util.Locale.ROOT);
 

@@ -2,6 +2,7 @@ package dev.idempotency.engine;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import dev.idempotency.store.AcquireRequest;
@@ -45,8 +46,19 @@ final class TimedStore implements IdempotencyStore {
 	}
 
 	@Override
-	public boolean renew(RecordKey key, String owner, long fence, Duration lease) {
-		return timed(StoreOperation.RENEW, () -> this.delegate.renew(key, owner, fence, lease));
+	public boolean renew(RecordKey key, String owner, long fence, Duration lease, Duration retention) {
+		return timed(StoreOperation.RENEW, () -> this.delegate.renew(key, owner, fence, lease, retention));
+	}
+
+	@Override
+	public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
+			Duration retention) {
+		return timedAsync(StoreOperation.RENEW, () -> this.delegate.renewAsync(key, owner, fence, lease, retention));
+	}
+
+	@Override
+	public CompletionStage<Boolean> abandon(RecordKey key, String owner, Duration retention) {
+		return timedAsync(StoreOperation.RELEASE, () -> this.delegate.abandon(key, owner, retention));
 	}
 
 	@Override
@@ -62,6 +74,20 @@ final class TimedStore implements IdempotencyStore {
 	@Override
 	public String type() {
 		return this.type;
+	}
+
+	private <T> CompletionStage<T> timedAsync(StoreOperation operation, Supplier<CompletionStage<T>> call) {
+		long start = System.nanoTime();
+		CompletionStage<T> reply;
+		try {
+			reply = call.get();
+		}
+		catch (RuntimeException ex) {
+			this.listeners.onStoreOperation(operation, this.type, System.nanoTime() - start, false);
+			throw ex;
+		}
+		return reply.whenComplete((result, ex) -> this.listeners.onStoreOperation(operation, this.type,
+				System.nanoTime() - start, ex == null));
 	}
 
 	private <T> T timed(StoreOperation operation, Supplier<T> call) {

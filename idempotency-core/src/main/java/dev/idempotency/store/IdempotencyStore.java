@@ -2,6 +2,8 @@ package dev.idempotency.store;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import dev.idempotency.IdempotencyStoreException;
 
@@ -12,7 +14,13 @@ import dev.idempotency.IdempotencyStoreException;
  * of time (lease expiry, retention) is made on the store's clock. Transitions that change
  * an owned record ({@link #complete}, {@link #release}, {@link #renew}) succeed only for
  * the owner token and fence that acquired it, and are idempotent for that owner:
- * re-sending a transition that already took effect succeeds again.
+ * re-sending a transition that already took effect succeeds again. {@link #acquire} is
+ * safe to re-send too: the same owner token finds its own in-progress attempt and gets
+ * its fence again.
+ * <p>
+ * An in-progress record lives at least {@code lease + retention} past its last acquire or
+ * renewal, a completed or failed one {@code retention} past its transition, so that fence
+ * numbers keep rising and a takeover is always seen as one while the record lives.
  * <p>
  * Every failure of the underlying client, and any value under a record's key that is not
  * a record written by this store, is reported as {@link IdempotencyStoreException}.
@@ -57,15 +65,52 @@ public interface IdempotencyStore {
 	boolean release(RecordKey key, String owner, long fence, Duration retention);
 
 	/**
-	 * Extend the lease to {@code lease} from now, if the owner still owns the record.
+	 * Extend the lease to {@code lease} from now, if the owner still owns the record, and
+	 * keep the record for {@code retention} past that.
 	 * @param key the record
 	 * @param owner the owner token given to {@link #acquire}
 	 * @param fence the fence returned by {@link #acquire}
 	 * @param lease the new lease, from now on the store's clock
-	 * @return {@code true} if renewed, {@code false} if ownership was lost
+	 * @param retention how long to keep the record past its lease
+	 * @return {@code true} if renewed, or if this very owner has already completed or
+	 * released the record (a renewal that crossed its own completion), {@code false} if
+	 * ownership was lost
 	 * @throws IdempotencyStoreException when the store fails
 	 */
-	boolean renew(RecordKey key, String owner, long fence, Duration lease);
+	boolean renew(RecordKey key, String owner, long fence, Duration lease, Duration retention);
+
+	/**
+	 * Like {@link #renew}, without waiting for the store: renewals of many attempts must
+	 * not queue behind one another. Stores whose client can send commands without waiting
+	 * for replies override this; the default renews on the calling thread.
+	 * @param key the record
+	 * @param owner the owner token given to {@link #acquire}
+	 * @param fence the fence returned by {@link #acquire}
+	 * @param lease the new lease, from now on the store's clock
+	 * @param retention how long to keep the record past its lease
+	 * @return what {@link #renew} returns, or its failure
+	 */
+	default CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
+			Duration retention) {
+		try {
+			return CompletableFuture.completedFuture(renew(key, owner, fence, lease, retention));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Mark {@code FAILED} the in-progress record that an acquire by this owner took, if
+	 * any, whatever its fence: after an acquire whose reply never came (a timeout), so
+	 * that an attempt that will never run does not block the key for a whole lease. Like
+	 * {@link #renewAsync}, it need not wait for the store.
+	 * @param key the record
+	 * @param owner the owner token given to {@link #acquire}
+	 * @param retention how long to keep the fence
+	 * @return whether a record of this owner was released, or the store's failure
+	 */
+	CompletionStage<Boolean> abandon(RecordKey key, String owner, Duration retention);
 
 	/**
 	 * Read a record for inspection.

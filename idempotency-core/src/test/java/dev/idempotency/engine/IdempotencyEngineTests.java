@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,17 +19,22 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyLockLostException;
+import dev.idempotency.IdempotencyPayloadException;
 import dev.idempotency.IdempotencyReplayException;
+import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
+import dev.idempotency.store.StoredResult;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
@@ -35,6 +42,7 @@ import org.springframework.core.ResolvableType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Behaviour of one call, against every store.
@@ -402,8 +410,7 @@ abstract class IdempotencyEngineTests {
 			assertThat(successor).isInstanceOf(AcquireResult.Acquired.class);
 			long fence = ((AcquireResult.Acquired) successor).fence();
 			assertThat(this.store.complete(record, "successor", fence,
-					dev.idempotency.store.StoredResult
-						.of(CODEC.forType(ResolvableType.forClass(String.class)).encode("successor's")),
+					StoredResult.of(CODEC.forType(ResolvableType.forClass(String.class)).encode("successor's")),
 					Duration.ofHours(1)))
 				.isTrue();
 			awaitLeaseLost();
@@ -413,12 +420,9 @@ abstract class IdempotencyEngineTests {
 		assertThat(this.listener.outcomes()).containsExactly(Outcome.LOCK_LOST, Outcome.REPLAYED);
 	}
 
-	private static void awaitLeaseLost() throws InterruptedException {
-		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-		while (IdempotencyContext.current().isLeaseHeld() && System.nanoTime() < deadline) {
-			Thread.sleep(10);
-		}
-		assertThat(IdempotencyContext.current().isLeaseHeld()).isFalse();
+	private static void awaitLeaseLost() {
+		IdempotencyContext attempt = IdempotencyContext.current();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !attempt.isLeaseHeld());
 	}
 
 	@Test
@@ -427,10 +431,10 @@ abstract class IdempotencyEngineTests {
 		AtomicInteger runs = new AtomicInteger();
 		byte[] a = { 1, 2, 3 };
 		byte[] b = { 1, 2, 4 };
-		assertThat(this.engine.execute(operation, "k", a, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
-		assertThat(this.engine.execute(operation, "k", a, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+		assertThat(this.engine.execute(operation, "k", () -> a, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+		assertThat(this.engine.execute(operation, "k", () -> a, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
 		assertThatExceptionOfType(IdempotencyKeyReuseException.class)
-			.isThrownBy(() -> this.engine.execute(operation, "k", b, () -> "r" + runs.incrementAndGet()))
+			.isThrownBy(() -> this.engine.execute(operation, "k", () -> b, () -> "r" + runs.incrementAndGet()))
 			.withMessageContaining("different payload");
 		assertThat(runs).hasValue(1);
 		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED, Outcome.KEY_REUSE);
@@ -514,6 +518,224 @@ abstract class IdempotencyEngineTests {
 	}
 
 	@Test
+	void crashedAttemptIsTakenOverWithTheNextFenceEvenPastItsRetention() throws Throwable {
+		RecordKey record = new RecordKey(this.name, "k");
+		this.store.acquire(record, new AcquireRequest("crashed", Duration.ofSeconds(1), Duration.ofMillis(500), null));
+		awaitStoreTime(Duration.ofMillis(1200));
+		AtomicReference<Long> fence = new AtomicReference<>();
+		assertThat(call(operation(REJECT, String.class), "k", () -> {
+			fence.set(IdempotencyContext.current().fence());
+			return "recovered";
+		})).isEqualTo("recovered");
+		assertThat(fence).hasValue(2L);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.RECOVERED);
+	}
+
+	@Test
+	void longAttemptOutlivesItsRetentionAndKeepsItsRecord() throws Throwable {
+		Operation operation = operation(new OperationSettings(Duration.ofMillis(300), Duration.ofMillis(100),
+				OnInProgress.REJECT, Duration.ofSeconds(1)), String.class);
+		RecordKey record = new RecordKey(this.name, "k");
+		assertThat(call(operation, "k", () -> {
+			awaitStoreTime(Duration.ofSeconds(1));
+			assertThat(this.store.acquire(record,
+					new AcquireRequest("intruder", Duration.ofSeconds(1), Duration.ofHours(1), null)))
+				.isInstanceOf(AcquireResult.InProgress.class);
+			return "long";
+		})).isEqualTo("long");
+		assertThat(call(operation, "k", () -> "again")).isEqualTo("long");
+	}
+
+	@Test
+	void interruptedThreadStillCompletesAndKeepsItsInterrupt() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		AtomicInteger runs = new AtomicInteger();
+		try {
+			assertThat(call(operation, "k", () -> {
+				runs.incrementAndGet();
+				Thread.currentThread().interrupt();
+				return "done";
+			})).isEqualTo("done");
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(call(operation, "k", () -> "again " + runs.incrementAndGet())).isEqualTo("done");
+		assertThat(runs).hasValue(1);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void interruptedThreadStillReleasesAFailedAttempt() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		try {
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> call(operation, "k", () -> {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("boom");
+			})).satisfies((ex) -> assertThat(ex.getSuppressed()).isEmpty());
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(call(operation, "k", () -> "second")).isEqualTo("second");
+	}
+
+	@Test
+	void errorWhileEncodingCompletesTheRecordThenPropagates() throws Throwable {
+		Operation operation = operation(REJECT, Exploding.class);
+		AtomicInteger runs = new AtomicInteger();
+		assertThatExceptionOfType(AssertionError.class).isThrownBy(() -> call(operation, "k", () -> {
+			runs.incrementAndGet();
+			return new Exploding();
+		})).withMessage("getter exploded");
+		assertThatExceptionOfType(IdempotencyReplayException.class)
+			.isThrownBy(() -> call(operation, "k", () -> runs.incrementAndGet()))
+			.withMessageContaining("could not be encoded")
+			.withMessageContaining("getter exploded");
+		assertThat(runs).hasValue(1);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void transientFailureAtCompletionIsRetried() throws Throwable {
+		AtomicInteger failures = new AtomicInteger(3);
+		useStore(new ForwardingStore(this.store) {
+
+			@Override
+			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+				if (failures.getAndDecrement() > 0) {
+					throw new IllegalStateException("connection reset");
+				}
+				return super.complete(key, owner, fence, result, retention);
+			}
+
+		});
+		Operation operation = operation(REJECT, String.class);
+		assertThat(call(operation, "k", () -> "done")).isEqualTo("done");
+		assertThat(call(operation, "k", () -> "again")).isEqualTo("done");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void completionThatKeepsFailingTellsTheCallerTheMethodRan() throws Throwable {
+		AtomicInteger tries = new AtomicInteger();
+		useStore(new ForwardingStore(this.store) {
+
+			@Override
+			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+				tries.incrementAndGet();
+				throw new IllegalStateException("store gone");
+			}
+
+		});
+		Operation operation = operation(new OperationSettings(Duration.ofMillis(300), Duration.ofHours(1),
+				OnInProgress.REJECT, Duration.ofSeconds(1)), String.class);
+		assertThatExceptionOfType(IdempotencyCompletionException.class)
+			.isThrownBy(() -> call(operation, "k", () -> "ran"))
+			.isInstanceOf(IdempotencyStoreException.class)
+			.withMessageContaining("ran its method")
+			.withRootCauseInstanceOf(IllegalStateException.class);
+		assertThat(tries.get()).isGreaterThan(1);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.STORE_ERROR);
+	}
+
+	@Test
+	void acquireWhoseReplyWasLostIsAbandoned() throws Throwable {
+		useStore(new ForwardingStore(this.store) {
+
+			@Override
+			public AcquireResult acquire(RecordKey key, AcquireRequest request) {
+				super.acquire(key, request);
+				throw new IllegalStateException("Command timed out");
+			}
+
+		});
+		Operation operation = operation(REJECT, String.class);
+		assertThatExceptionOfType(IdempotencyStoreException.class)
+			.isThrownBy(() -> call(operation, "k", () -> "never"));
+		RecordKey record = new RecordKey(this.name, "k");
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.store.read(record).orElseThrow().state() == RecordState.FAILED);
+		useStore(this.store);
+		assertThat(call(operation, "k", () -> "ran")).isEqualTo("ran");
+	}
+
+	@Test
+	void reSentAcquireFindsItsOwnAttempt() throws Throwable {
+		useStore(new ForwardingStore(this.store) {
+
+			@Override
+			public AcquireResult acquire(RecordKey key, AcquireRequest request) {
+				super.acquire(key, request);
+				return super.acquire(key, request);
+			}
+
+		});
+		AtomicReference<Long> fence = new AtomicReference<>();
+		assertThat(call(operation(REJECT, String.class), "k", () -> {
+			fence.set(IdempotencyContext.current().fence());
+			return "once";
+		})).isEqualTo("once");
+		assertThat(fence).hasValue(1L);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
+	void leaseIsNotHeldOnceAHangingStoreLetsItRunOut() throws Throwable {
+		useStore(new ForwardingStore(this.store) {
+
+			@Override
+			public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
+					Duration retention) {
+				return new CompletableFuture<>();
+			}
+
+		});
+		Operation operation = operation(new OperationSettings(Duration.ofMillis(300), Duration.ofHours(1),
+				OnInProgress.REJECT, Duration.ofSeconds(1)), String.class);
+		assertThat(call(operation, "k", () -> {
+			IdempotencyContext attempt = IdempotencyContext.current();
+			assertThat(attempt.isLeaseHeld()).isTrue();
+			await().atMost(Duration.ofSeconds(2)).until(() -> !attempt.isLeaseHeld());
+			return "done";
+		})).isEqualTo("done");
+	}
+
+	@Test
+	void fingerprinterFailureIsAPayloadExceptionAndCounted() {
+		Operation operation = operation(REJECT, String.class);
+		AtomicInteger runs = new AtomicInteger();
+		assertThatExceptionOfType(IdempotencyPayloadException.class)
+			.isThrownBy(() -> this.engine.execute(operation, "k", () -> {
+				throw new IllegalStateException("cannot write payload");
+			}, () -> runs.incrementAndGet()))
+			.withMessageContaining(this.name)
+			.withCauseInstanceOf(IllegalStateException.class);
+		assertThat(runs).hasValue(0);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.INVALID);
+	}
+
+	private void useStore(IdempotencyStore store) {
+		this.engine.close();
+		this.engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of(this.listener));
+	}
+
+	/**
+	 * Wait until at least {@code duration} has passed on the store's clock: a probe
+	 * record acquired now with that lease is polled until it can be taken over.
+	 */
+	protected void awaitStoreTime(Duration duration) {
+		RecordKey probe = new RecordKey(this.name, "probe-" + UUID.randomUUID());
+		this.store.acquire(probe, new AcquireRequest("probe", duration, Duration.ofHours(1), null));
+		await().atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(10))
+			.until(() -> this.store.acquire(probe, new AcquireRequest("prober", Duration.ofSeconds(1),
+					Duration.ofHours(1), null)) instanceof AcquireResult.Acquired);
+	}
+
+	@Test
 	void settingsRejectNonsense() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new OperationSettings(Duration.ZERO, Duration.ofHours(1),
 				OnInProgress.REJECT, Duration.ofSeconds(1)));
@@ -521,19 +743,32 @@ abstract class IdempotencyEngineTests {
 				Duration.ofHours(1), OnInProgress.DEFAULT, Duration.ofSeconds(1)));
 	}
 
-	protected static Object pollUntilNotInProgress(Invocation invocation) throws Throwable {
-		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-		while (true) {
+	protected static Object pollUntilNotInProgress(Invocation invocation) {
+		AtomicReference<Object> result = new AtomicReference<>();
+		await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> {
 			try {
-				return invocation.proceed();
+				result.set(invocation.proceed());
+				return true;
 			}
 			catch (IdempotencyInProgressException ex) {
-				if (System.nanoTime() > deadline) {
-					throw ex;
-				}
-				Thread.sleep(10);
+				return false;
 			}
+			catch (Exception | Error ex) {
+				throw ex;
+			}
+			catch (Throwable ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		return result.get();
+	}
+
+	static final class Exploding {
+
+		public String getValue() {
+			throw new AssertionError("getter exploded");
 		}
+
 	}
 
 	static final class Unencodable {

@@ -1,10 +1,16 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,12 +24,24 @@ import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class LeaseRenewerTests {
 
+	private static final Duration RETENTION = Duration.ofMinutes(1);
+
+	private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+	private final List<Thread> sweepers = new ArrayList<>();
+
 	private final RenewalCountingStore store = new RenewalCountingStore();
 
-	private final LeaseRenewer renewer = new LeaseRenewer(this.store);
+	private final LeaseRenewer renewer = new LeaseRenewer(this.store, this.clock::get, (task) -> {
+		Thread thread = new Thread(task, "test-renewer");
+		thread.setDaemon(true);
+		this.sweepers.add(thread);
+		return thread;
+	});
 
 	@AfterEach
 	void close() {
@@ -31,66 +49,151 @@ class LeaseRenewerTests {
 	}
 
 	@Test
-	void renewsEveryThirdOfTheLockTimeoutUntilStopped() throws InterruptedException {
-		Renewal renewal = this.renewer.start(attempt("a"), Duration.ofMillis(150));
-		Thread.sleep(400);
+	void renewsEveryThirdOfTheLockTimeoutUntilStopped() {
+		Renewal renewal = start("a", Duration.ofSeconds(3));
+		advance(Duration.ofSeconds(1));
+		await().until(() -> this.store.renewals("a") == 1);
+		advance(Duration.ofSeconds(1));
+		await().until(() -> this.store.renewals("a") == 2);
 		renewal.stop();
-		int renewed = this.store.renewals("a");
-		assertThat(renewed).isBetween(3, 9);
-		Thread.sleep(200);
-		assertThat(this.store.renewals("a")).isEqualTo(renewed);
+		advance(Duration.ofSeconds(5));
+		awaitSweep();
+		assertThat(this.store.renewals("a")).isEqualTo(2);
 	}
 
 	@Test
-	void callThatEndsWithinAThirdOfItsLockTimeoutIsNeverRenewed() throws InterruptedException {
+	void callThatEndsWithinAThirdOfItsLockTimeoutIsNeverRenewed() {
 		for (int i = 0; i < 100; i++) {
-			this.renewer.start(attempt("short"), Duration.ofSeconds(3)).stop();
+			start("short", Duration.ofSeconds(3)).stop();
 		}
-		Thread.sleep(100);
+		advance(Duration.ofSeconds(10));
+		awaitSweep();
 		assertThat(this.store.renewals("short")).isZero();
 	}
 
 	@Test
-	void shorterLockTimeoutIsRenewedInTimeWhileALongerOneRuns() throws InterruptedException {
-		Renewal slow = this.renewer.start(attempt("long"), Duration.ofSeconds(30));
-		Thread.sleep(50);
-		Renewal fast = this.renewer.start(attempt("short"), Duration.ofMillis(60));
-		Thread.sleep(300);
+	void shorterLockTimeoutIsRenewedInTimeWhileALongerOneRuns() {
+		Renewal slow = start("long", Duration.ofSeconds(30));
+		Renewal fast = start("short", Duration.ofMillis(60));
+		for (int i = 1; i <= 5; i++) {
+			advance(Duration.ofMillis(20));
+			int renewed = i;
+			await().until(() -> this.store.renewals("short") == renewed);
+		}
+		assertThat(this.store.renewals("long")).isZero();
 		fast.stop();
 		slow.stop();
-		assertThat(this.store.renewals("short")).isGreaterThanOrEqualTo(5);
-		assertThat(this.store.renewals("long")).isZero();
 	}
 
 	@Test
-	void firstAttemptAfterAQuietSpellIsRenewed() throws InterruptedException {
-		this.renewer.start(attempt("first"), Duration.ofMillis(30)).stop();
-		Thread.sleep(200);
-		Renewal renewal = this.renewer.start(attempt("after"), Duration.ofMillis(60));
-		Thread.sleep(200);
-		renewal.stop();
-		assertThat(this.store.renewals("after")).isGreaterThanOrEqualTo(3);
+	void attemptsDueWithinAQuarterPeriodAreRenewedInOneSweep() {
+		start("first", Duration.ofSeconds(3));
+		advance(Duration.ofMillis(200));
+		start("second", Duration.ofSeconds(3));
+		advance(Duration.ofMillis(800));
+		await().until(() -> this.store.renewals("first") == 1 && this.store.renewals("second") == 1);
 	}
 
 	@Test
-	void lostRecordStopsRenewalAndTellsTheAttempt() throws InterruptedException {
-		Attempt attempt = attempt("lost");
-		this.store.lose("lost");
-		this.renewer.start(attempt, Duration.ofMillis(30));
-		Thread.sleep(200);
+	void renewalsDoNotWaitForOneThatHangs() {
+		this.store.hang("hung");
+		Attempt hung = new Attempt(new RecordKey("renewals", "hung"), "owner-hung", 1, Duration.ofSeconds(3).toNanos(),
+				this.clock.get(), this.clock::get);
+		this.renewer.start(hung, Duration.ofSeconds(3), RETENTION);
+		List<Attempt> others = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			Attempt other = attempt("other-" + i, Duration.ofSeconds(3));
+			this.renewer.start(other, Duration.ofSeconds(3), RETENTION);
+			others.add(other);
+		}
+		for (int period = 1; period <= 3; period++) {
+			advance(Duration.ofSeconds(1));
+			int renewed = period;
+			await().until(() -> others.stream().allMatch((other) -> this.store.renewals(other.key()) == renewed));
+		}
+		assertThat(this.store.renewals("hung")).isEqualTo(1);
+		assertThat(hung.isLeaseHeld()).isFalse();
+		assertThat(others).allMatch(Attempt::isLeaseHeld);
+	}
+
+	@Test
+	void leaseIsNotHeldOnceItsLastConfirmedEndHasPassed() {
+		Attempt attempt = attempt("silent", Duration.ofSeconds(3));
+		this.store.hang("silent");
+		this.renewer.start(attempt, Duration.ofSeconds(3), RETENTION);
+		advance(Duration.ofMillis(2999));
+		assertThat(attempt.isLeaseHeld()).isTrue();
+		advance(Duration.ofMillis(1));
 		assertThat(attempt.isLeaseHeld()).isFalse();
-		assertThat(this.store.renewals("lost")).isEqualTo(1);
 	}
 
-	private static Attempt attempt(String key) {
-		return new Attempt(new RecordKey("renewals", key), "owner-" + key, 1);
+	@Test
+	void confirmedRenewalExtendsTheLeaseFromWhenItWasSent() {
+		Attempt attempt = attempt("renewed", Duration.ofSeconds(3));
+		this.renewer.start(attempt, Duration.ofSeconds(3), RETENTION);
+		advance(Duration.ofSeconds(1));
+		await().until(() -> this.store.renewals("renewed") == 1);
+		advance(Duration.ofMillis(2999));
+		assertThat(attempt.isLeaseHeld()).isTrue();
+	}
+
+	@Test
+	void failingRenewalsKeepTryingAndLetTheLeaseRunOut() {
+		Attempt attempt = attempt("failing", Duration.ofSeconds(3));
+		this.store.fail("failing");
+		this.renewer.start(attempt, Duration.ofSeconds(3), RETENTION);
+		for (int i = 1; i <= 3; i++) {
+			advance(Duration.ofSeconds(1));
+			int tried = i;
+			await().until(() -> this.store.renewals("failing") == tried);
+		}
+		assertThat(attempt.isLeaseHeld()).isFalse();
+	}
+
+	@Test
+	void lostRecordStopsRenewalAndTellsTheAttempt() {
+		Attempt attempt = attempt("lost", Duration.ofSeconds(3));
+		this.store.lose("lost");
+		this.renewer.start(attempt, Duration.ofSeconds(3), RETENTION);
+		advance(Duration.ofSeconds(1));
+		await().until(() -> !attempt.isLeaseHeld());
+		advance(Duration.ofSeconds(1));
+		awaitSweep();
+		assertThat(this.store.renewals("lost")).isEqualTo(1);
+		assertThat(this.renewer.running()).isZero();
+	}
+
+	private Renewal start(String key, Duration lease) {
+		return this.renewer.start(attempt(key, lease), lease, RETENTION);
+	}
+
+	private Attempt attempt(String key, Duration lease) {
+		return new Attempt(new RecordKey("renewals", key), "owner-" + key, 1, lease.toNanos(), this.clock.get(),
+				this.clock::get);
+	}
+
+	private void advance(Duration duration) {
+		this.clock.addAndGet(duration.toNanos());
+		this.sweepers.forEach(LockSupport::unpark);
+	}
+
+	/**
+	 * Wait until the sweeper has swept at the current time: a probe attempt due now is
+	 * renewed.
+	 */
+	private void awaitSweep() {
+		String probe = "probe-" + this.clock.get();
+		Renewal renewal = start(probe, Duration.ofMillis(3));
+		advance(Duration.ofMillis(1));
+		await().until(() -> this.store.renewals(probe) > 0);
+		renewal.stop();
 	}
 
 	static final class RenewalCountingStore implements IdempotencyStore {
 
 		private final Map<String, AtomicInteger> renewals = new ConcurrentHashMap<>();
 
-		private final Map<String, Boolean> lost = new ConcurrentHashMap<>();
+		private final Map<String, String> behaviour = new ConcurrentHashMap<>();
 
 		int renewals(String key) {
 			AtomicInteger count = this.renewals.get(key);
@@ -98,13 +201,37 @@ class LeaseRenewerTests {
 		}
 
 		void lose(String key) {
-			this.lost.put(key, true);
+			this.behaviour.put(key, "lose");
+		}
+
+		void hang(String key) {
+			this.behaviour.put(key, "hang");
+		}
+
+		void fail(String key) {
+			this.behaviour.put(key, "fail");
 		}
 
 		@Override
-		public boolean renew(RecordKey key, String owner, long fence, Duration lease) {
+		public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
+				Duration retention) {
 			this.renewals.computeIfAbsent(key.key(), (k) -> new AtomicInteger()).incrementAndGet();
-			return !this.lost.containsKey(key.key());
+			String behaviour = this.behaviour.getOrDefault(key.key(), "renew");
+			return switch (behaviour) {
+				case "hang" -> new CompletableFuture<>();
+				case "fail" -> CompletableFuture.failedFuture(new IllegalStateException("store down"));
+				default -> CompletableFuture.completedFuture(!behaviour.equals("lose"));
+			};
+		}
+
+		@Override
+		public boolean renew(RecordKey key, String owner, long fence, Duration lease, Duration retention) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public CompletionStage<Boolean> abandon(RecordKey key, String owner, Duration retention) {
+			throw new UnsupportedOperationException();
 		}
 
 		@Override

@@ -1,6 +1,7 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -8,9 +9,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.engine.LeaseRenewer.Renewal;
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.test.RedisServerProcess;
 import dev.idempotency.test.TestRedis;
@@ -24,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
-	private static final OperationSettings SETTINGS = new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1),
+	// A short lease: completion is retried while the lease lasts
+	private static final OperationSettings SETTINGS = new OperationSettings(Duration.ofSeconds(1), Duration.ofHours(1),
 			OnInProgress.REJECT, Duration.ofSeconds(1));
 
 	@Override
@@ -93,12 +100,12 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 			RecordingListener listener = new RecordingListener();
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
 					onStoreFailure(StoreFailurePolicy.PROCEED), List.of(listener))) {
-				assertThatExceptionOfType(IdempotencyStoreException.class)
+				assertThatExceptionOfType(IdempotencyCompletionException.class)
 					.isThrownBy(() -> engine.execute(operation(), "k", null, () -> {
 						server.stop();
 						return "effect done";
 					}))
-					.withMessageContaining("complete");
+					.withMessageContaining("ran its method");
 				assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR);
 			}
 			finally {
@@ -126,6 +133,37 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 			finally {
 				factory.destroy();
 			}
+		}
+	}
+
+	@Test
+	void tenThousandRunningAttemptsKeepTheirLeases() {
+		IdempotencyStore store = createStore();
+		Duration lease = Duration.ofSeconds(2);
+		Duration retention = Duration.ofMinutes(5);
+		String name = "crowd-" + UUID.randomUUID();
+		List<Attempt> attempts = new ArrayList<>();
+		List<Renewal> renewals = new ArrayList<>();
+		try (LeaseRenewer renewer = new LeaseRenewer(store)) {
+			for (int i = 0; i < 10_000; i++) {
+				RecordKey key = new RecordKey(name, "k" + i);
+				long sent = System.nanoTime();
+				AcquireResult acquired = store.acquire(key, new AcquireRequest("owner-" + i, lease, retention, null));
+				assertThat(acquired).isEqualTo(new AcquireResult.Acquired(1, false));
+				Attempt attempt = new Attempt(key, "owner-" + i, 1, lease.toNanos(), sent, System::nanoTime);
+				attempts.add(attempt);
+				renewals.add(renewer.start(attempt, lease, retention));
+			}
+			// Two whole leases on the store's clock: every lease would have run out
+			// without renewals
+			awaitStoreTime(lease.multipliedBy(2));
+			assertThat(attempts).allMatch(Attempt::isLeaseHeld);
+			for (Attempt attempt : attempts) {
+				assertThat(store.acquire(attempt.record(), new AcquireRequest("intruder", lease, retention, null)))
+					.as("%s", attempt)
+					.isInstanceOf(AcquireResult.InProgress.class);
+			}
+			renewals.forEach(Renewal::stop);
 		}
 	}
 

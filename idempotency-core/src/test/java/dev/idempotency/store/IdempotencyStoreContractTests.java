@@ -18,6 +18,7 @@ import dev.idempotency.store.AcquireResult.Acquired;
 import dev.idempotency.store.AcquireResult.Completed;
 import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.AcquireResult.KeyReused;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -175,7 +176,7 @@ public abstract class IdempotencyStoreContractTests {
 	void staleOwnerLosesEveryTransitionAfterTakeover() {
 		this.store.acquire(this.key, new AcquireRequest("zombie", SHORT, RETENTION, null));
 		poll(() -> this.store.acquire(this.key, request("successor")), Acquired.class::isInstance);
-		assertThat(this.store.renew(this.key, "zombie", 1, LEASE)).isFalse();
+		assertThat(this.store.renew(this.key, "zombie", 1, LEASE, RETENTION)).isFalse();
 		assertThat(this.store.complete(this.key, "zombie", 1, StoredResult.of(bytes("zombie")), RETENTION)).isFalse();
 		assertThat(this.store.release(this.key, "zombie", 1, RETENTION)).isFalse();
 		assertThat(this.store.complete(this.key, "successor", 2, StoredResult.of(bytes("successor")), RETENTION))
@@ -202,8 +203,8 @@ public abstract class IdempotencyStoreContractTests {
 		assertThat(this.store.complete(this.key, "a", 2, StoredResult.of(bytes("x")), RETENTION)).isFalse();
 		assertThat(this.store.release(this.key, "b", 1, RETENTION)).isFalse();
 		assertThat(this.store.release(this.key, "a", 2, RETENTION)).isFalse();
-		assertThat(this.store.renew(this.key, "b", 1, LEASE)).isFalse();
-		assertThat(this.store.renew(this.key, "a", 2, LEASE)).isFalse();
+		assertThat(this.store.renew(this.key, "b", 1, LEASE, RETENTION)).isFalse();
+		assertThat(this.store.renew(this.key, "a", 2, LEASE, RETENTION)).isFalse();
 		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
 	}
 
@@ -211,14 +212,14 @@ public abstract class IdempotencyStoreContractTests {
 	void transitionsOfMissingRecordFail() {
 		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isFalse();
 		assertThat(this.store.release(this.key, "a", 1, RETENTION)).isFalse();
-		assertThat(this.store.renew(this.key, "a", 1, LEASE)).isFalse();
+		assertThat(this.store.renew(this.key, "a", 1, LEASE, RETENTION)).isFalse();
 		assertThat(this.store.read(this.key)).isEmpty();
 	}
 
 	@Test
 	void renewExtendsLeaseBeyondTheOriginalOne() {
 		this.store.acquire(this.key, new AcquireRequest("a", SHORT, SHORT, null));
-		assertThat(this.store.renew(this.key, "a", 1, Duration.ofSeconds(5))).isTrue();
+		assertThat(this.store.renew(this.key, "a", 1, Duration.ofSeconds(5), RETENTION)).isTrue();
 		awaitStoreTime(SHORT.multipliedBy(2));
 		InProgress inProgress = (InProgress) this.store.acquire(this.key, request("b"));
 		assertThat(inProgress.fence()).isEqualTo(1);
@@ -228,14 +229,96 @@ public abstract class IdempotencyStoreContractTests {
 	}
 
 	@Test
-	void renewOfCompletedOrFailedRecordFails() {
+	void renewOfItsOwnCompletedOrFailedRecordSucceedsAndChangesNothing() {
 		this.store.acquire(this.key, request("a"));
 		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION);
-		assertThat(this.store.renew(this.key, "a", 1, LEASE)).isFalse();
+		assertThat(this.store.renew(this.key, "a", 1, LEASE, RETENTION)).isTrue();
+		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
 		RecordKey other = newKey();
 		this.store.acquire(other, request("a"));
 		this.store.release(other, "a", 1, RETENTION);
-		assertThat(this.store.renew(other, "a", 1, LEASE)).isFalse();
+		assertThat(this.store.renew(other, "a", 1, LEASE, RETENTION)).isTrue();
+		assertThat(this.store.read(other).orElseThrow().state()).isEqualTo(RecordState.FAILED);
+		assertThat(this.store.renew(other, "b", 1, LEASE, RETENTION)).isFalse();
+	}
+
+	@Test
+	void renewAsyncAnswersLikeRenew() throws Exception {
+		this.store.acquire(this.key, new AcquireRequest("a", SHORT, SHORT, null));
+		assertThat(this.store.renewAsync(this.key, "a", 1, LEASE, RETENTION)
+			.toCompletableFuture()
+			.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(this.store.renewAsync(this.key, "b", 1, LEASE, RETENTION)
+			.toCompletableFuture()
+			.get(10, TimeUnit.SECONDS)).isFalse();
+		assertThat(((InProgress) this.store.acquire(this.key, request("c"))).leaseRemaining())
+			.isGreaterThan(Duration.ofSeconds(20));
+	}
+
+	@Test
+	void inProgressRecordOutlivesItsLeaseByRetention() {
+		Duration lease = Duration.ofSeconds(1);
+		Duration retention = Duration.ofSeconds(1);
+		this.store.acquire(this.key, new AcquireRequest("a", lease, retention, null));
+		IdempotencyRecord record = this.store.read(this.key).orElseThrow();
+		assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseExpiresAt().plus(retention).minusMillis(5));
+		// Past both the lease and the retention from acquire: the record is still there,
+		// so the next attempt is a takeover with a higher fence, never fence 1 again
+		awaitStoreTime(retention.plusMillis(200));
+		assertThat(this.store.acquire(this.key, request("b"))).isEqualTo(new Acquired(2, true));
+	}
+
+	@Test
+	void renewKeepsTheRecordForRetentionPastTheRenewedLease() {
+		this.store.acquire(this.key, new AcquireRequest("a", SHORT, SHORT, null));
+		assertThat(this.store.renew(this.key, "a", 1, Duration.ofSeconds(5), Duration.ofSeconds(60))).isTrue();
+		IdempotencyRecord record = this.store.read(this.key).orElseThrow();
+		assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseExpiresAt().plusSeconds(59));
+	}
+
+	@Test
+	void reSentAcquireFindsItsOwnAttempt() {
+		assertThat(this.store.acquire(this.key, request("a"))).isEqualTo(new Acquired(1, false));
+		assertThat(this.store.acquire(this.key, request("a"))).isEqualTo(new Acquired(1, false));
+		assertThat(this.store.acquire(this.key, request("b"))).isInstanceOf(InProgress.class);
+		assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isTrue();
+	}
+
+	@Test
+	void reSentAcquireAfterATakeoverKeepsItsFenceAndStartsItsLeaseAgain() {
+		this.store.acquire(this.key, new AcquireRequest("a", SHORT, RETENTION, null));
+		AcquireResult takeover = poll(
+				() -> this.store.acquire(this.key, new AcquireRequest("b", SHORT, RETENTION, null)),
+				(result) -> !(result instanceof InProgress));
+		assertThat(takeover).isEqualTo(new Acquired(2, true));
+		awaitStoreTime(SHORT);
+		assertThat(this.store.acquire(this.key, request("b"))).isEqualTo(new Acquired(2, false));
+		assertThat(this.store.acquire(this.key, request("c"))).isInstanceOf(InProgress.class);
+	}
+
+	@Test
+	void abandonReleasesWhatAnAcquireOfThisOwnerTook() throws Exception {
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.abandon(this.key, "b", RETENTION).toCompletableFuture().get(10, TimeUnit.SECONDS))
+			.isFalse();
+		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(this.store.abandon(this.key, "a", RETENTION).toCompletableFuture().get(10, TimeUnit.SECONDS))
+			.isTrue();
+		IdempotencyRecord failed = this.store.read(this.key).orElseThrow();
+		assertThat(failed.state()).isEqualTo(RecordState.FAILED);
+		assertThat(failed.fence()).isEqualTo(1);
+		assertThat(this.store.acquire(this.key, request("b"))).isEqualTo(new Acquired(2, false));
+		assertThat(this.store.abandon(newKey(), "a", RETENTION).toCompletableFuture().get(10, TimeUnit.SECONDS))
+			.isFalse();
+	}
+
+	@Test
+	void abandonLeavesACompletedRecordAlone() throws Exception {
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("x")), RETENTION);
+		assertThat(this.store.abandon(this.key, "a", RETENTION).toCompletableFuture().get(10, TimeUnit.SECONDS))
+			.isFalse();
+		assertThat(this.store.acquire(this.key, request("b"))).isInstanceOf(Completed.class);
 	}
 
 	@Test
@@ -358,8 +441,8 @@ public abstract class IdempotencyStoreContractTests {
 		assertThat(record.completedAt()).isNull();
 		assertThat(record.resultStored()).isFalse();
 		assertThat(record.expiresAt()).isNotNull();
-		assertThat(Duration.between(record.startedAt(), record.expiresAt())).isBetween(RETENTION.minusSeconds(5),
-				RETENTION.plusSeconds(5));
+		assertThat(Duration.between(record.startedAt(), record.expiresAt()))
+			.isBetween(LEASE.plus(RETENTION).minusSeconds(5), LEASE.plus(RETENTION).plusSeconds(5));
 	}
 
 	@Test
@@ -430,15 +513,7 @@ public abstract class IdempotencyStoreContractTests {
 	}
 
 	private static <T> T poll(Supplier<T> action, Predicate<T> done) {
-		long deadline = System.nanoTime() + DEADLINE.toNanos();
-		while (true) {
-			T result = action.get();
-			if (done.test(result)) {
-				return result;
-			}
-			assertThat(System.nanoTime()).as("time left to wait, last result %s", result).isLessThan(deadline);
-			sleep(Duration.ofMillis(10));
-		}
+		return Awaitility.await().atMost(DEADLINE).pollInterval(Duration.ofMillis(10)).until(action::get, done::test);
 	}
 
 	/**
@@ -450,16 +525,6 @@ public abstract class IdempotencyStoreContractTests {
 		RecordKey probe = newKey();
 		this.store.acquire(probe, new AcquireRequest("probe", duration, RETENTION, null));
 		poll(() -> this.store.acquire(probe, request("prober")), Acquired.class::isInstance);
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }

@@ -49,6 +49,11 @@ final class Acquisition implements BiFunction<RecordKey, @Nullable MemoryRecord,
 			this.result = new AcquireResult.Completed(current.fence(), current.replay());
 			return current;
 		}
+		if (current.state() == RecordState.IN_PROGRESS && current.owner().equals(this.request.owner())) {
+			// A re-sent acquire finds its own attempt: same fence, lease started again
+			this.result = new AcquireResult.Acquired(current.fence(), false);
+			return current.renew(now, this.request.lease().toMillis(), this.request.retention().toMillis());
+		}
 		if (current.isLeaseLive(now)) {
 			this.result = new AcquireResult.InProgress(current.fence(), Duration.ofMillis(current.lease() - now));
 			return current;

@@ -3,6 +3,8 @@ package dev.idempotency.store.memory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -107,9 +109,21 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
-	public boolean renew(RecordKey key, String owner, long fence, Duration lease) {
+	public boolean renew(RecordKey key, String owner, long fence, Duration lease, Duration retention) {
 		long leaseMillis = millis(lease, "lease");
-		return transition(key, owner, fence, null, (record, now) -> record.renew(now, leaseMillis));
+		long retentionMillis = millis(retention, "retention");
+		return transition(key, owner, fence, null, (record, now) -> record.renew(now, leaseMillis, retentionMillis));
+	}
+
+	@Override
+	public CompletionStage<Boolean> abandon(RecordKey key, String owner, Duration retention) {
+		long retentionMillis = millis(retention, "retention");
+		MemoryRecord record = this.records.get(key);
+		if (record == null || !record.owner().equals(owner)) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return CompletableFuture.completedFuture(transition(key, owner, record.fence(), RecordState.FAILED,
+				(current, now) -> current.release(now, retentionMillis)));
 	}
 
 	@Override
@@ -134,7 +148,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * Move an owned in-progress record on. A record already in {@code target} state with
-	 * the same owner and fence is a re-sent transition and succeeds unchanged.
+	 * the same owner and fence is a re-sent transition and succeeds unchanged; with no
+	 * target (a renewal), any state this owner left it in does.
 	 */
 	private boolean transition(RecordKey key, String owner, long fence, @Nullable RecordState target,
 			Transition transition) {
@@ -153,7 +168,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 				done[0] = true;
 				return transition.apply(record, now);
 			}
-			done[0] = record.state() == target;
+			done[0] = target == null || record.state() == target;
 			return record;
 		});
 		return done[0];

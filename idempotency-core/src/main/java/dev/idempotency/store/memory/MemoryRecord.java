@@ -20,7 +20,7 @@ record MemoryRecord(RecordState state, long fence, String owner, long started, l
 	static MemoryRecord inProgress(long fence, String owner, long now, long lease, long retention,
 			byte @Nullable [] fingerprint) {
 		return new MemoryRecord(RecordState.IN_PROGRESS, fence, owner, now, plus(now, lease), 0, fingerprint, null,
-				plus(now, Math.max(lease, retention)));
+				plus(plus(now, lease), retention));
 	}
 
 	MemoryRecord complete(long now, StoredResult result, long retention) {
@@ -34,10 +34,14 @@ record MemoryRecord(RecordState state, long fence, String owner, long started, l
 				this.fingerprint, null, plus(now, retention));
 	}
 
-	MemoryRecord renew(long now, long lease) {
+	/**
+	 * Start the lease again from now, keeping the record for retention past it, like
+	 * acquire: an in-progress record must outlive its lease for fences to keep rising.
+	 */
+	MemoryRecord renew(long now, long lease, long retention) {
 		long newLease = plus(now, lease);
 		return new MemoryRecord(this.state, this.fence, this.owner, this.started, newLease, 0, this.fingerprint, null,
-				Math.max(this.expiresAt, newLease));
+				plus(newLease, retention));
 	}
 
 	boolean isExpired(long now) {

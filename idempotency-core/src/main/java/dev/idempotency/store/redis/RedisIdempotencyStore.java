@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.AcquireRequest;
@@ -46,6 +48,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private static final long TRUE = 1L;
 
+	private static final long RENEW_LOST = 0L;
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisScripts scripts;
@@ -62,7 +66,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 */
 	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
 		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
-		Assert.notNull(keyPrefix, "'keyPrefix' must not be null");
+		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty: without one, records share the key space with "
+				+ "the application's own keys");
 		this.connectionFactory = connectionFactory;
 		this.scripts = RedisScripts.load();
 		this.runner = ScriptRunner.of(connectionFactory);
@@ -92,8 +97,29 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
-	public boolean renew(RecordKey key, String owner, long fence, Duration lease) {
-		return TRUE == execute("renew", key, this.scripts.renew(), utf8(owner), number(fence), millis(lease, "lease"));
+	public boolean renew(RecordKey key, String owner, long fence, Duration lease, Duration retention) {
+		return RENEW_LOST != execute("renew", key, this.scripts.renew(), utf8(owner), number(fence),
+				millis(lease, "lease"), millis(retention, "retention"));
+	}
+
+	/**
+	 * Renew without waiting: with a Lettuce factory that shares its native connection,
+	 * the script is written at once and the reply handled when it comes, so renewals of
+	 * many attempts are pipelined on that connection (on a cluster, on each node's); with
+	 * any other factory, it is sent on the calling thread.
+	 */
+	@Override
+	public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
+			Duration retention) {
+		return executeAsync("renew", key, this.scripts.renew(), utf8(owner), number(fence), millis(lease, "lease"),
+				millis(retention, "retention"))
+			.thenApply((reply) -> RENEW_LOST != reply);
+	}
+
+	@Override
+	public CompletionStage<Boolean> abandon(RecordKey key, String owner, Duration retention) {
+		return executeAsync("abandon", key, this.scripts.release(), utf8(owner), NONE, millis(retention, "retention"))
+			.thenApply((reply) -> TRUE == reply);
 	}
 
 	@Override
@@ -160,6 +186,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 		Assert.state(reply != null, () -> "No reply from Redis to " + operation);
 		return reply;
+	}
+
+	private <T> CompletionStage<T> executeAsync(String operation, RecordKey key, RedisScript<T> script,
+			byte[]... args) {
+		return this.runner.runAsync(script, redisKey(key), args).handle((reply, ex) -> {
+			if (ex != null) {
+				Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+				throw failure(operation, key,
+						(cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause));
+			}
+			Assert.state(reply != null, () -> "No reply from Redis to " + operation);
+			return reply;
+		});
 	}
 
 	private IdempotencyStoreException failure(String operation, RecordKey key, RuntimeException ex) {

@@ -1,5 +1,7 @@
 package dev.idempotency.store.redis;
 
+import java.util.concurrent.CompletableFuture;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -22,6 +24,24 @@ interface ScriptRunner {
 	 * @return the reply
 	 */
 	<T> @Nullable T run(RedisScript<T> script, byte[] key, byte[]... args);
+
+	/**
+	 * Run a script without waiting for its reply, where the client allows; this default
+	 * runs it on the calling thread.
+	 * @param <T> the reply type
+	 * @param script the script
+	 * @param key its only key
+	 * @param args its arguments
+	 * @return the reply, or the client's failure
+	 */
+	default <T> CompletableFuture<@Nullable T> runAsync(RedisScript<T> script, byte[] key, byte[]... args) {
+		try {
+			return CompletableFuture.completedFuture(run(script, key, args));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/**
 	 * Return the fastest runner that a connection factory supports: the native connection

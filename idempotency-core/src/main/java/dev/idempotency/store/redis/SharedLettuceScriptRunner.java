@@ -1,5 +1,7 @@
 package dev.idempotency.store.redis;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.LettuceFutures;
@@ -79,6 +81,37 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 			}
 			return await(commands.eval(script.getScriptAsString(), type, keys, args));
 		}
+	}
+
+	/**
+	 * Write the script at once and hand its reply over when it comes: nothing waits, so
+	 * callers that send many pipeline them on the shared connection. The reply is bounded
+	 * by the command timeout here too, so that a lost reply never leaves it pending.
+	 */
+	@Override
+	public <T> CompletableFuture<@Nullable T> runAsync(RedisScript<T> script, byte[] key, byte[]... args) {
+		RedisClusterAsyncCommands<byte[], byte[]> commands;
+		try {
+			commands = commands();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		ScriptOutputType type = outputType(script);
+		byte[][] keys = { key };
+		CompletableFuture<@Nullable T> reply = commands.<T>evalsha(script.getSha1(), type, keys, args)
+			.toCompletableFuture()
+			.exceptionallyCompose((ex) -> {
+				Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+				if (RedisErrors.isNoScript(cause)) {
+					return commands.<T>eval(script.getScriptAsString(), type, keys, args).toCompletableFuture();
+				}
+				if (!(cause instanceof RedisCommandExecutionException)) {
+					this.commands = null;
+				}
+				return CompletableFuture.failedFuture(cause);
+			});
+		return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS);
 	}
 
 	// Every transition answers an integer or a multi-bulk reply (see RedisScripts): no

@@ -7,7 +7,9 @@
 -- ARGV[4]  payload fingerprint, "" when none
 --
 -- Reply:
---   {1, fence, takeover}         acquired; takeover 1 when an expired attempt was replaced
+--   {1, fence, takeover}         acquired; takeover 1 when an expired attempt was replaced. An
+--                                acquire re-sent by the same owner (a client retrying after a
+--                                reconnect) finds its own attempt and gets its fence again
 --   {2, fence, remaining}        another attempt holds a live lease for remaining ms
 --   {3, fence, body, reason}     completed; reason "" when the body can be replayed
 --   {4}                          the record has another fingerprint; nothing changed
@@ -29,6 +31,13 @@ if rec then
 		return { 3, rec.fence, rec.body, rec.reason }
 	end
 	if rec.state == IN_PROGRESS then
+		if rec.owner == ARGV[1] then
+			-- A re-sent acquire: the attempt is this caller's own, so it keeps its fence and
+			-- starts its lease again. Never reported as a takeover: nobody else was replaced.
+			redis.call('SET', KEYS[1], encode(IN_PROGRESS, rec.fence, rec.owner, rec.started, t + lease, 0, rec.fp, '', ''),
+				'PX', lease + retention)
+			return { 1, rec.fence, 0 }
+		end
 		if rec.lease > t then
 			return { 2, rec.fence, rec.lease - t }
 		end
@@ -36,6 +45,8 @@ if rec then
 	end
 	fence = rec.fence + 1
 end
+-- Kept for retention past the lease, so that the next attempt still finds this one and
+-- raises the fence, even if this attempt dies and nobody comes for it until then.
 redis.call('SET', KEYS[1], encode(IN_PROGRESS, fence, ARGV[1], t, t + lease, 0, fp, '', ''),
-	'PX', math.max(lease, retention))
+	'PX', lease + retention)
 return { 1, fence, takeover }

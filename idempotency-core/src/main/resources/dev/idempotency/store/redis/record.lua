@@ -61,11 +61,11 @@ local function decode(key)
 end
 
 -- The fencing rule, in one place: returns the record only to the attempt that holds it
--- (same owner token and fence), nil to anyone else or when there is none, false when the
--- value is not a record.
+-- (same owner token and fence; fence "" matches any, since owner tokens are unique per
+-- attempt), nil to anyone else or when there is none, false when the value is not a record.
 local function decodeOwned(key, owner, fence)
 	local rec = decode(key)
-	if rec and (rec.owner ~= owner or rec.fence ~= tonumber(fence)) then
+	if rec and (rec.owner ~= owner or (fence ~= '' and rec.fence ~= tonumber(fence))) then
 		return nil
 	end
 	return rec

@@ -2,7 +2,8 @@
 --
 -- KEYS[1]  the record
 -- ARGV[1]  owner token
--- ARGV[2]  fence
+-- ARGV[2]  fence, or "" for whatever fence this owner's attempt has (an acquire whose
+--          reply was lost, abandoned before the method ran)
 -- ARGV[3]  retention, ms
 --
 -- Reply:

@@ -294,7 +294,8 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 		assertThatExceptionOfType(IdempotencyStoreException.class)
 			.isThrownBy(() -> store().release(key, "a", 1, RETENTION))
 			.withMessageContaining(message);
-		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> store().renew(key, "a", 1, LEASE))
+		assertThatExceptionOfType(IdempotencyStoreException.class)
+			.isThrownBy(() -> store().renew(key, "a", 1, LEASE, RETENTION))
 			.withMessageContaining(message);
 		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> store().read(key))
 			.withMessageContaining(message);
@@ -305,7 +306,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 		assertStoreFailure(() -> store.acquire(key, request("a")));
 		assertStoreFailure(() -> store.complete(key, "a", 1, StoredResult.of(bytes("x")), RETENTION));
 		assertStoreFailure(() -> store.release(key, "a", 1, RETENTION));
-		assertStoreFailure(() -> store.renew(key, "a", 1, LEASE));
+		assertStoreFailure(() -> store.renew(key, "a", 1, LEASE, RETENTION));
 		assertStoreFailure(() -> store.read(key));
 		assertStoreFailure(() -> store.evict(key));
 	}

@@ -1,0 +1,98 @@
+package dev.idempotency.engine;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.StoredResult;
+
+/**
+ * Records the outcome of an attempt that ran: completes or releases its record, retrying
+ * a failed store call with back-off. Both transitions are safe to re-send (the store
+ * answers a repeat by the same owner as a success), and giving up too soon would leave an
+ * effect that happened unrecorded, to be run again after the lease. Retries stop once the
+ * attempt no longer holds its lease (another may have taken over: the store call would be
+ * refused anyway), or a lock timeout after the first failure, whichever comes first, so
+ * that a caller waits a bounded time.
+ * <p>
+ * The caller's interrupt flag is cleared for the store calls and the pauses between them,
+ * and restored afterwards: a client may refuse to wait on an interrupted thread after it
+ * has sent the command, and the record would then complete while the caller is told it
+ * failed.
+ */
+final class OutcomeRecorder {
+
+	private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+	private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private final IdempotencyStore store;
+
+	private final LongSupplier nanoClock;
+
+	OutcomeRecorder(IdempotencyStore store, LongSupplier nanoClock) {
+		this.store = store;
+		this.nanoClock = nanoClock;
+	}
+
+	/**
+	 * Complete an attempt's record.
+	 * @param attempt the attempt
+	 * @param stored its outcome
+	 * @param retention how long to keep it
+	 * @return whether it completed, {@code false} if ownership was lost
+	 * @throws RuntimeException the store's last failure, once retries have run out
+	 */
+	boolean complete(Attempt attempt, StoredResult stored, Duration retention) {
+		return retried(attempt,
+				() -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored, retention));
+	}
+
+	/**
+	 * Release an attempt's record for the next delivery.
+	 * @param attempt the attempt
+	 * @param retention how long to keep its fence
+	 * @return whether it was released, {@code false} if ownership was lost
+	 * @throws RuntimeException the store's last failure, once retries have run out
+	 */
+	boolean release(Attempt attempt, Duration retention) {
+		return retried(attempt,
+				() -> this.store.release(attempt.record(), attempt.owner(), attempt.fence(), retention));
+	}
+
+	private boolean retried(Attempt attempt, BooleanSupplier transition) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			long giveUpAt = 0;
+			boolean failed = false;
+			long pause = FIRST_PAUSE_NANOS;
+			while (true) {
+				try {
+					return transition.getAsBoolean();
+				}
+				catch (RuntimeException ex) {
+					long now = this.nanoClock.getAsLong();
+					if (!failed) {
+						failed = true;
+						giveUpAt = now + attempt.leaseNanos();
+					}
+					if (giveUpAt - (now + pause) < 0 || attempt.leaseLeftNanos() - pause <= 0) {
+						throw ex;
+					}
+					LockSupport.parkNanos(this, pause);
+					interrupted |= Thread.interrupted();
+					pause = Math.min(pause * 2, MAX_PAUSE_NANOS);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+}

@@ -1,0 +1,77 @@
+package dev.idempotency.engine;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.codec.ResultCodec.TypedCodec;
+import dev.idempotency.codec.ResultTooLargeException;
+import dev.idempotency.store.StoredResult;
+
+/**
+ * Turns a method's result into what its record stores. A result that cannot be encoded,
+ * or whose encoding passes {@code idempotency.max-result-size}, is stored as not
+ * replayable with the reason: the method ran, so the record must complete all the same.
+ */
+final class ResultEncoder {
+
+	private static final Log logger = LogFactory.getLog(ResultEncoder.class);
+
+	private static final byte[] NO_BODY = {};
+
+	private static final StoredResult VOID = StoredResult.of(NO_BODY);
+
+	private final long maxResultSize;
+
+	ResultEncoder(long maxResultSize) {
+		this.maxResultSize = maxResultSize;
+	}
+
+	/**
+	 * Encode a result. Never throws: the {@link Encoded#error()} of a failure that is an
+	 * {@link Error} is for the caller to throw once the record is complete.
+	 * @param operation the operation
+	 * @param attempt the attempt that produced the result
+	 * @param value the result
+	 * @return what to store, and the error to rethrow if any
+	 */
+	Encoded encode(Operation operation, Attempt attempt, @Nullable Object value) {
+		TypedCodec codec = operation.codec();
+		if (codec == null) {
+			return new Encoded(VOID, null);
+		}
+		try {
+			return new Encoded(StoredResult.of(codec.encode(value, this.maxResultSize)), null);
+		}
+		catch (ResultTooLargeException ex) {
+			logger.warn(attempt + " completed, but its encoded result exceeds idempotency.max-result-size of "
+					+ this.maxResultSize + " bytes; duplicates will get IdempotencyReplayException");
+			return new Encoded(StoredResult.unreplayable(
+					"its encoded result exceeds idempotency.max-result-size of " + this.maxResultSize + " bytes"),
+					null);
+		}
+		catch (Throwable ex) {
+			// An Error too (an assertion in a getter, a class missing at run time, memory
+			// running out): the method ran, and its record must say so.
+			logger.warn(attempt + " completed, but its result could not be encoded; duplicates will get "
+					+ "IdempotencyReplayException", ex);
+			StoredResult stored = StoredResult
+				.unreplayable("its result of type " + typeName(value) + " could not be encoded: " + ex);
+			return new Encoded(stored, (ex instanceof Error error) ? error : null);
+		}
+	}
+
+	private static String typeName(@Nullable Object value) {
+		return (value != null) ? value.getClass().getName() : "null";
+	}
+
+	/**
+	 * What to store for a result.
+	 *
+	 * @param stored the stored result
+	 * @param error an error raised while encoding, thrown once the record is complete
+	 */
+	record Encoded(StoredResult stored, @Nullable Error error) {
+	}
+
+}
