@@ -1,9 +1,14 @@
 package dev.idempotency.actuate.health;
 
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.core.NestedExceptionUtils;
@@ -12,16 +17,29 @@ import org.springframework.util.ClassUtils;
 
 /**
  * {@link org.springframework.boot.health.contributor.HealthIndicator} of the idempotency
- * store: {@code UP} when a real read of a probe record succeeds, {@code DOWN} with the
- * error otherwise. Details name the store type; for Redis they also tell which transition
- * scripts the server has cached. A script that is not cached is not a fault (it is sent
- * in full on its next use), so it never makes the store {@code DOWN}.
+ * store: {@code UP} when a real read of a probe record succeeds and, for Redis, the
+ * server accepts writes; {@code DOWN} with the error or the reason otherwise. Details
+ * name the store type.
  * <p>
- * An unreachable Redis answers within the client's command timeout
- * ({@code spring.data.redis.timeout}), so keep that below the health check's own
- * timeouts.
+ * For Redis, each check also writes and deletes a probe key under the key prefix (see
+ * {@link dev.idempotency.store.redis.RedisServerCheck}): a server that refuses it (a
+ * read-only replica, {@code maxmemory} reached under {@code noeviction},
+ * {@code min-replicas-to-write}, a failed background save) is {@code DOWN} with a
+ * {@code reason} detail holding its error reply, and so is a writable replica, whose
+ * records never reach its master. Details tell the server's {@code role},
+ * {@code maxmemoryPolicy} ({@code unknown} where {@code INFO} is not allowed),
+ * {@code maxmemory} and {@code usedMemory}, and which transition scripts it has cached
+ * ({@code scripts}; one not cached is not a fault: it is sent in full on its next use).
+ * An eviction policy that can evict records is a {@code warning} detail, and is logged
+ * once as a WARN by the first check that finds it.
+ * <p>
+ * As a bean, the indicator checks a Redis store once in the background when the
+ * application context has started, so that such a policy is logged at startup when Redis
+ * is reachable then; it never delays or fails startup. An unreachable Redis answers
+ * within the client's command timeout ({@code spring.data.redis.timeout}), so keep that
+ * below the health check's own timeouts.
  */
-public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
+public class IdempotencyHealthIndicator extends AbstractHealthIndicator implements SmartInitializingSingleton {
 
 	// Only ever read, so checking health leaves nothing in the store.
 	private static final RecordKey PROBE = new RecordKey("idempotency-health", "probe");
@@ -32,6 +50,8 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 
 	private final IdempotencyStore store;
 
+	private final @Nullable Consumer<Health.Builder> storeDetails;
+
 	/**
 	 * Create an indicator.
 	 * @param store the store to check
@@ -40,6 +60,7 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 		super("Idempotency store health check failed");
 		Assert.notNull(store, "'store' must not be null");
 		this.store = store;
+		this.storeDetails = REDIS_PRESENT ? RedisStoreHealth.of(store) : null;
 	}
 
 	@Override
@@ -47,8 +68,9 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 		builder.withDetail("store", this.store.type());
 		try {
 			this.store.read(PROBE);
-			if (REDIS_PRESENT) {
-				RedisStoreDetails.add(this.store, builder);
+			builder.up();
+			if (this.storeDetails != null) {
+				this.storeDetails.accept(builder);
 			}
 		}
 		catch (IdempotencyStoreException ex) {
@@ -58,9 +80,22 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 			if (cause != ex) {
 				builder.withDetail("cause", cause.toString());
 			}
-			return;
 		}
-		builder.up();
+	}
+
+	/**
+	 * Check a Redis store once on a daemon thread of its own, so that a setting that puts
+	 * records at risk is logged at startup without waiting for the first health request.
+	 * Nothing is logged when Redis is unreachable: the first check that reaches it logs
+	 * instead.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		if (this.storeDetails != null) {
+			Thread check = new Thread(this::health, "idempotency-health-startup");
+			check.setDaemon(true);
+			check.start();
+		}
 	}
 
 }

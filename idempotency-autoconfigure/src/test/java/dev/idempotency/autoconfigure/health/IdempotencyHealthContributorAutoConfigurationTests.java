@@ -3,6 +3,7 @@ package dev.idempotency.autoconfigure.health;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.actuate.health.IdempotencyHealthIndicator;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
@@ -15,13 +16,21 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link IdempotencyHealthContributorAutoConfiguration}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class IdempotencyHealthContributorAutoConfigurationTests {
+
+	private static final String EVICTION_WARNING = "The idempotency store's Redis has maxmemory-policy 'allkeys-lru'";
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class,
@@ -88,6 +97,32 @@ class IdempotencyHealthContributorAutoConfigurationTests {
 					assertThat(down.getStatus()).isEqualTo(Status.DOWN);
 					assertThat(down.getDetails()).containsEntry("store", "redis").containsKey("error");
 					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+				});
+		}
+	}
+
+	@Test
+	void evictingPolicyIsLoggedOnceAtStartupWithoutAHealthRequest(CapturedOutput output) {
+		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			try (RedisConnection connection = factory.getConnection()) {
+				connection.serverCommands().setConfig("maxmemory", "100mb");
+				connection.serverCommands().setConfig("maxmemory-policy", "allkeys-lru");
+			}
+			finally {
+				factory.destroy();
+			}
+			this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.host=" + server.host(),
+						"spring.data.redis.port=" + server.port())
+				.run((context) -> {
+					await().atMost(Duration.ofSeconds(30))
+						.untilAsserted(() -> assertThat(output).contains(EVICTION_WARNING));
+					Health health = context.getBean(IdempotencyHealthIndicator.class).health();
+					assertThat(health.getStatus()).isEqualTo(Status.UP);
+					assertThat(health.getDetails()).containsEntry("maxmemoryPolicy", "allkeys-lru")
+						.containsKey("warning");
+					assertThat(output.toString().split(EVICTION_WARNING, -1)).hasSize(2);
 				});
 		}
 	}

@@ -176,6 +176,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return loaded;
 	}
 
+	/**
+	 * Return a check of whether the Redis server this store uses accepts writes now, and
+	 * how it is set up to keep records, for health checks.
+	 * @return a check on this store's connections and key prefix
+	 */
+	public RedisServerCheck serverCheck() {
+		return new RedisServerCheck(this.connectionFactory, this.keyPrefix);
+	}
+
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {
 		T reply;
 		try {
