@@ -9,7 +9,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyContextHolder;
 import dev.idempotency.IdempotencyContext;
@@ -20,7 +19,6 @@ import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyPayloadException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
-import dev.idempotency.engine.InProgressWaiter.Polled;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.engine.ResultEncoder.Encoded;
 import dev.idempotency.store.AcquireRequest;
@@ -57,7 +55,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final ResultEncoder encoder;
 
-	private final InProgressWaiter waiter = new InProgressWaiter();
+	private final Acquirer acquirer;
 
 	/**
 	 * Create an engine that no observer wraps calls of.
@@ -99,6 +97,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.defaults = defaults;
 		this.renewer = renewer.apply(this.store);
 		this.nanoClock = this.renewer.nanoClock();
+		this.acquirer = new Acquirer(this.store, this.nanoClock);
 		this.recorder = new OutcomeRecorder(this.store, this.nanoClock);
 		this.encoder = new ResultEncoder(defaults.maxResultSize());
 	}
@@ -190,29 +189,17 @@ public final class IdempotencyEngine implements AutoCloseable {
 		OperationSettings settings = operation.settings();
 		String owner = OwnerTokens.next();
 		AcquireRequest request = new AcquireRequest(owner, settings.lockTimeout(), settings.retention(), fingerprint);
-		long sentNanos = this.nanoClock.getAsLong();
-		AcquireResult result;
-		boolean interrupted = Thread.interrupted();
+		Claim claim;
 		try {
-			result = this.store.acquire(record, request);
-			if (result instanceof InProgress inProgress && settings.onInProgress() == OnInProgress.WAIT) {
-				restoreInterrupt(interrupted);
-				interrupted = false;
-				Polled polled = this.waiter.await(this.store, record, request, inProgress, settings.waitTimeout(),
-						this.nanoClock);
-				result = polled.result();
-				sentNanos = polled.sentNanos();
-			}
+			claim = this.acquirer.acquire(record, request, settings);
 		}
 		catch (RuntimeException ex) {
-			abandon(record, owner, settings);
-			restoreInterrupt(interrupted);
 			return onAcquireFailure(operation, record, ex, invocation, call);
 		}
-		restoreInterrupt(interrupted);
+		AcquireResult result = claim.result();
 		if (result instanceof Acquired acquired) {
-			Attempt attempt = new Attempt(record, owner, acquired.fence(), settings.lockTimeout().toNanos(), sentNanos,
-					this.nanoClock);
+			Attempt attempt = new Attempt(record, owner, acquired.fence(), settings.lockTimeout().toNanos(),
+					claim.sentNanos(), this.nanoClock);
 			return run(operation, attempt, acquired.takeover(), invocation, call);
 		}
 		if (result instanceof Completed completed) {
@@ -230,24 +217,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 			throw new IdempotencyKeyReuseException(record.name(), record.key());
 		}
 		throw new IllegalStateException("Unknown acquire result " + result);
-	}
-
-	/**
-	 * After an acquire that failed, possibly after the store ran it (a timeout), release
-	 * what it may have taken, without waiting: an attempt that will never run must not
-	 * block the key until its lease runs out.
-	 */
-	private void abandon(RecordKey record, String owner, OperationSettings settings) {
-		try {
-			this.store.abandon(record, owner, settings.retention()).whenComplete((released, ex) -> {
-				if (ex != null && logger.isDebugEnabled()) {
-					logger.debug("Could not abandon the failed acquire of " + record, ex);
-				}
-			});
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not abandon the failed acquire of " + record, ex);
-		}
 	}
 
 	private @Nullable Object onAcquireFailure(Operation operation, RecordKey record, RuntimeException ex,
@@ -274,14 +243,25 @@ public final class IdempotencyEngine implements AutoCloseable {
 				value = invocation.proceed();
 			}
 			catch (Throwable ex) {
-				release(operation, attempt, ex, call);
+				report(call, operation, attempt.record(), Outcome.FAILED);
+				this.recorder.release(attempt, settings.retention(), ex);
 				throw ex;
 			}
 			finally {
 				IdempotencyContextHolder.restore(outer);
 			}
 			Encoded encoded = this.encoder.encode(operation, attempt, value);
-			complete(operation, attempt, encoded, call);
+			try {
+				this.recorder.complete(attempt, encoded.stored(), settings.retention());
+			}
+			catch (IdempotencyLockLostException | IdempotencyCompletionException ex) {
+				report(call, operation, attempt.record(),
+						(ex instanceof IdempotencyLockLostException) ? Outcome.LOCK_LOST : Outcome.STORE_ERROR);
+				if (encoded.error() != null) {
+					ex.addSuppressed(encoded.error());
+				}
+				throw ex;
+			}
 			report(call, operation, attempt.record(), takeover ? Outcome.RECOVERED : Outcome.EXECUTED);
 			if (encoded.error() != null) {
 				throw encoded.error();
@@ -293,57 +273,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private void complete(Operation operation, Attempt attempt, Encoded encoded, Call call) {
-		boolean completed;
-		try {
-			completed = this.recorder.complete(attempt, encoded.stored(), operation.settings().retention());
-		}
-		catch (RuntimeException ex) {
-			report(call, operation, attempt.record(), Outcome.STORE_ERROR);
-			IdempotencyCompletionException failure = new IdempotencyCompletionException(attempt
-					+ " ran its method, but the store failed to record its outcome; the record stays IN_PROGRESS "
-					+ "until its lease runs out, then the next delivery runs the method again: " + ex.getMessage(), ex);
-			if (encoded.error() != null) {
-				failure.addSuppressed(encoded.error());
-			}
-			throw failure;
-		}
-		if (!completed) {
-			logger.error(attempt + " ran its method but lost the record to another attempt before completing: "
-					+ "its result was discarded. Raise the lock timeout of operation '" + operation.name()
-					+ "' if this attempt was alive (a long GC pause or a frozen process).");
-			report(call, operation, attempt.record(), Outcome.LOCK_LOST);
-			throw new IdempotencyLockLostException(attempt.name(), attempt.key(), attempt.fence());
-		}
-	}
-
-	private void release(Operation operation, Attempt attempt, Throwable failure, Call call) {
-		report(call, operation, attempt.record(), Outcome.FAILED);
-		try {
-			if (!this.recorder.release(attempt, operation.settings().retention())) {
-				logger.warn(attempt + " failed and could not release its record: another attempt took it over");
-			}
-		}
-		catch (RuntimeException ex) {
-			// The method's own exception must reach the caller unchanged, so the store
-			// failure travels with it; the record stays IN_PROGRESS until its lease
-			// expires and the next delivery takes it over.
-			failure.addSuppressed(storeException("release", attempt.record(), ex));
-		}
-	}
-
 	private void report(Call call, Operation operation, RecordKey record, Outcome outcome) {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Idempotent call of '" + operation.name() + "': " + outcome.tag()
 					+ (logger.isTraceEnabled() ? " (key '" + record.key() + "')" : ""));
 		}
 		this.listeners.onOutcome(call, operation.name(), outcome);
-	}
-
-	private static void restoreInterrupt(boolean interrupted) {
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 	static IdempotencyStoreException storeException(String transition, RecordKey record, RuntimeException ex) {

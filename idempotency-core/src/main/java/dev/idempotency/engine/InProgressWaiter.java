@@ -25,7 +25,7 @@ final class InProgressWaiter {
 	 * Poll until the other attempt is no longer in progress, or the timeout runs out.
 	 * @return the last result, and when its acquire was sent on {@code nanoClock}
 	 */
-	Polled await(IdempotencyStore store, RecordKey record, AcquireRequest request, InProgress first, Duration timeout,
+	Claim await(IdempotencyStore store, RecordKey record, AcquireRequest request, InProgress first, Duration timeout,
 			LongSupplier nanoClock) {
 		long sentNanos = nanoClock.getAsLong();
 		long deadline = System.nanoTime() + timeout.toNanos();
@@ -34,7 +34,7 @@ final class InProgressWaiter {
 		while (result instanceof InProgress inProgress) {
 			long leftNanos = deadline - System.nanoTime();
 			if (leftNanos <= 0) {
-				return new Polled(inProgress, sentNanos);
+				return new Claim(inProgress, sentNanos);
 			}
 			// Rounded up: truncated, the last sleep would give up to a millisecond early
 			long left = (leftNanos + 999_999) / 1_000_000;
@@ -44,22 +44,13 @@ final class InProgressWaiter {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				return new Polled(inProgress, sentNanos);
+				return new Claim(inProgress, sentNanos);
 			}
 			pause = Math.min(pause * 2, MAX_PAUSE_MILLIS);
 			sentNanos = nanoClock.getAsLong();
 			result = store.acquire(record, request);
 		}
-		return new Polled(result, sentNanos);
-	}
-
-	/**
-	 * What the last poll found.
-	 *
-	 * @param result the acquire result
-	 * @param sentNanos when that acquire was sent, on the engine's monotonic clock
-	 */
-	record Polled(AcquireResult result, long sentNanos) {
+		return new Claim(result, sentNanos);
 	}
 
 }

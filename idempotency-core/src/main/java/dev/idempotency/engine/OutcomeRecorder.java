@@ -6,6 +6,12 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.idempotency.IdempotencyCompletionException;
+import dev.idempotency.IdempotencyLockLostException;
+
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.StoredResult;
 
@@ -25,6 +31,8 @@ import dev.idempotency.store.StoredResult;
  */
 final class OutcomeRecorder {
 
+	private static final Log logger = LogFactory.getLog(OutcomeRecorder.class);
+
 	private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 	private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -43,24 +51,47 @@ final class OutcomeRecorder {
 	 * @param attempt the attempt
 	 * @param stored its outcome
 	 * @param retention how long to keep it
-	 * @return whether it completed, {@code false} if ownership was lost
-	 * @throws RuntimeException the store's last failure, once retries have run out
+	 * @throws IdempotencyLockLostException if another attempt took the record over
+	 * @throws IdempotencyCompletionException if the store kept failing
 	 */
-	boolean complete(Attempt attempt, StoredResult stored, Duration retention) {
-		return retried(attempt,
-				() -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored, retention));
+	void complete(Attempt attempt, StoredResult stored, Duration retention) {
+		boolean completed;
+		try {
+			completed = retried(attempt,
+					() -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored, retention));
+		}
+		catch (RuntimeException ex) {
+			throw new IdempotencyCompletionException(attempt + " ran its method, but the store failed to record its "
+					+ "outcome; the record stays IN_PROGRESS until its lease runs out, then the next delivery runs "
+					+ "the method again: " + ex.getMessage(), ex);
+		}
+		if (!completed) {
+			logger.error(attempt + " ran its method but lost the record to another attempt before completing: "
+					+ "its result was discarded. Raise the lock timeout of operation '" + attempt.name()
+					+ "' if this attempt was alive (a long GC pause or a frozen process).");
+			throw new IdempotencyLockLostException(attempt.name(), attempt.key(), attempt.fence());
+		}
 	}
 
 	/**
-	 * Release an attempt's record for the next delivery.
+	 * Release an attempt's record for the next delivery. A store failure travels with the
+	 * method's own exception, which must reach the caller unchanged; the record then
+	 * stays {@code IN_PROGRESS} until its lease expires and the next delivery takes it
+	 * over.
 	 * @param attempt the attempt
 	 * @param retention how long to keep its fence
-	 * @return whether it was released, {@code false} if ownership was lost
-	 * @throws RuntimeException the store's last failure, once retries have run out
+	 * @param failure what the method threw
 	 */
-	boolean release(Attempt attempt, Duration retention) {
-		return retried(attempt,
-				() -> this.store.release(attempt.record(), attempt.owner(), attempt.fence(), retention));
+	void release(Attempt attempt, Duration retention, Throwable failure) {
+		try {
+			if (!retried(attempt,
+					() -> this.store.release(attempt.record(), attempt.owner(), attempt.fence(), retention))) {
+				logger.warn(attempt + " failed and could not release its record: another attempt took it over");
+			}
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(IdempotencyEngine.storeException("release", attempt.record(), ex));
+		}
 	}
 
 	private boolean retried(Attempt attempt, BooleanSupplier transition) {
