@@ -44,7 +44,14 @@ public @interface Idempotent {
 	/**
 	 * Name of the operation: the namespace of its keys. The same key under two names is
 	 * two operations. Defaults to {@code SimpleClassName.methodName}; set it explicitly
-	 * to keep stored records valid across refactorings.
+	 * to keep stored records valid across refactorings. On a type, each method's name is
+	 * this name, a dot and the method name.
+	 * <p>
+	 * A name must not contain {@code ':'} (it separates the name from the key in the
+	 * store, so that no key of one operation can reach the records of another),
+	 * {@code '/'} (the Actuator endpoint takes the name as one path segment), whitespace,
+	 * or control or other invisible characters. Startup fails on such a name, naming the
+	 * method.
 	 * @return the operation name, or empty for the default
 	 */
 	String name() default "";

@@ -117,6 +117,7 @@ public class IdempotentOperationSource {
 			return null;
 		}
 		String name = name(annotation, onType, userClass, specific);
+		checkName(name, annotation, specific);
 		Map<String, Integer> indexes = argumentIndexes(specific);
 		boolean namesKnown = this.parameterNames.getParameterNames(specific) != null;
 		Expression key = ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
@@ -136,6 +137,19 @@ public class IdempotentOperationSource {
 					+ ": give one of them another name, or their keys would collide");
 		}
 		return resolved;
+	}
+
+	private static void checkName(String name, Idempotent annotation, Method method) {
+		try {
+			Operation.checkName(name);
+		}
+		catch (IllegalArgumentException ex) {
+			if (StringUtils.hasText(annotation.name())) {
+				throw ExpressionParsing.invalid("name", annotation.name(), method, ex.getMessage());
+			}
+			throw new IllegalStateException("Invalid @Idempotent on " + ExpressionParsing.describe(method)
+					+ ": its default name is not valid, so give it a name: " + ex.getMessage());
+		}
 	}
 
 	private static @Nullable Idempotent findMethodAnnotation(Method specific, Method method) {

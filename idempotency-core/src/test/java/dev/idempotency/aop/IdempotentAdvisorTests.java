@@ -163,6 +163,31 @@ class IdempotentAdvisorTests {
 			.contains("ObjectReturn.handle(String)", "Object");
 	}
 
+	@Test
+	void nameWithTheSeparatorFailsStartupNamingMethodAndName() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(SeparatorInName.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("@Idempotent(name = \"orders:refund\")", "SeparatorInName.refund(String)",
+					"must not contain ':'");
+	}
+
+	@Test
+	void nameWithWhitespaceFailsStartup() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(WhitespaceInName.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("@Idempotent(name = \"orders refund\")", "WhitespaceInName.refund(String)", "whitespace");
+	}
+
+	@Test
+	void typeLevelNameWithTheSeparatorFailsStartup() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(SeparatorInTypeName.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("SeparatorInTypeName.debit(String)", "'orders:.debit' must not contain ':'");
+	}
+
 	private static String invalidAnnotation(Throwable failure) {
 		Throwable root = NestedExceptionUtils.getRootCause(failure);
 		assertThat(root).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("Invalid");
@@ -294,6 +319,33 @@ class IdempotentAdvisorTests {
 
 		public int credit(String key) {
 			return this.runs.incrementAndGet();
+		}
+
+	}
+
+	static class SeparatorInName {
+
+		@Idempotent(name = "orders:refund", key = "#id")
+		public String refund(String id) {
+			return id;
+		}
+
+	}
+
+	static class WhitespaceInName {
+
+		@Idempotent(name = "orders refund", key = "#id")
+		public String refund(String id) {
+			return id;
+		}
+
+	}
+
+	@Idempotent(name = "orders:", key = "#id")
+	static class SeparatorInTypeName {
+
+		public String debit(String id) {
+			return id;
 		}
 
 	}

@@ -97,6 +97,18 @@ class DefaultIdempotentExecutorTests {
 			.isThrownBy(() -> this.executor.execute(this.name, "k", Object.class, () -> "x"));
 	}
 
+	@Test
+	void nameWithTheSeparatorOrWhitespaceFailsBeforeAnythingRuns() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.executor.execute("orders:refund", "42", String.class, () -> "x"))
+			.withMessageContaining("'orders:refund' must not contain ':'");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.executor.run("orders refund", "42", this.runs::incrementAndGet))
+			.withMessageContaining("'orders refund' must not contain whitespace");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.executor.run("", "42", this.runs::incrementAndGet));
+		assertThat(this.runs).hasValue(0);
+	}
+
 	record Receipt(int run) {
 	}
 
