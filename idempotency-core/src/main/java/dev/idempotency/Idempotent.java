@@ -36,7 +36,11 @@ public @interface Idempotent {
 	 * ({@code #event.id}, {@code #p0}, {@code #a0}), {@code #root.method},
 	 * {@code #root.target} and beans ({@code @clock}). A value that is not a
 	 * {@link String} is converted with {@code toString()}. A {@code null} or blank key
-	 * fails the call with {@link IdempotencyKeyException} before the method runs.
+	 * fails the call with {@link IdempotencyKeyException} before the method runs, and so
+	 * does a key whose string would change from call to call: an array, or an object
+	 * whose class does not override {@code toString()}. Collections and maps are checked
+	 * element by element; a set or map must have a defined order (sorted, enum or
+	 * linked).
 	 * @return the key expression
 	 */
 	String key();

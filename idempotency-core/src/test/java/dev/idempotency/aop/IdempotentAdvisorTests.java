@@ -188,6 +188,15 @@ class IdempotentAdvisorTests {
 			.contains("SeparatorInTypeName.debit(String)", "'orders:.debit' must not contain ':'");
 	}
 
+	@Test
+	void keyWhoseStringNamesItsIdentityFailsTheCallNamingItsType() {
+		Payments payments = start(Payments.class);
+		assertThatExceptionOfType(IdempotencyKeyException.class).isThrownBy(() -> payments.byEntity(new Entity("e-1")))
+			.withMessageContaining("key expression '#entity' of")
+			.withMessageContaining(Entity.class.getName() + ", which does not override toString()");
+		assertThat(payments.runs()).isEqualTo(0);
+	}
+
 	private static String invalidAnnotation(Throwable failure) {
 		Throwable root = NestedExceptionUtils.getRootCause(failure);
 		assertThat(root).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("Invalid");
@@ -306,6 +315,11 @@ class IdempotentAdvisorTests {
 			return key;
 		}
 
+		@Idempotent(key = "#entity")
+		public String byEntity(Entity entity) {
+			return entity.id() + this.runs.incrementAndGet();
+		}
+
 	}
 
 	@Idempotent(name = "ledger", key = "#key")
@@ -319,6 +333,20 @@ class IdempotentAdvisorTests {
 
 		public int credit(String key) {
 			return this.runs.incrementAndGet();
+		}
+
+	}
+
+	static final class Entity {
+
+		private final String id;
+
+		Entity(String id) {
+			this.id = id;
+		}
+
+		String id() {
+			return this.id;
 		}
 
 	}
