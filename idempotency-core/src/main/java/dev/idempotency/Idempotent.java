@@ -17,9 +17,12 @@ import java.lang.annotation.Target;
  * that replaced it. When the method throws, the record is released so that the next
  * delivery runs it again, and the exception reaches the caller unchanged.
  * <p>
- * On a type, every public method is idempotent, each under its own {@link #name()}. Every
- * duration attribute accepts {@code "30s"}, ISO-8601 ({@code "PT5M"}) and {@code ${...}}
- * placeholders; an empty value falls back to the {@code idempotency.*} property, and
+ * On a type, every public method is idempotent, each under its own {@link #name()},
+ * except the methods of {@link Object} ({@code toString}, {@code equals},
+ * {@code hashCode}, {@code clone}, {@code finalize}) even where the type overrides them;
+ * on one of those methods the annotation fails startup. Every duration attribute accepts
+ * {@code "30s"}, ISO-8601 ({@code "PT5M"}) and {@code ${...}} placeholders; an empty
+ * value falls back to the {@code idempotency.*} property, and
  * {@code idempotency.operations.<name>.*} overrides both.
  *
  * @see IdempotentExecutor
