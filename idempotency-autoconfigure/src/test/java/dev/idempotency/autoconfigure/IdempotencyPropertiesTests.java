@@ -18,6 +18,7 @@ import dev.idempotency.engine.OperationSettings;
 import dev.idempotency.engine.StoreFailurePolicy;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.io.ClassPathResource;
@@ -143,6 +144,23 @@ class IdempotencyPropertiesTests {
 			.run((context) -> assertThat(context).getFailure()
 				.hasStackTraceContaining("Invalid property of idempotency.operations[PaymentService.charge]: "
 						+ "'retention' must be positive"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", " " })
+	void failsStartupOnBlankKeyPrefix(String prefix) {
+		this.contextRunner.withPropertyValues("idempotency.key-prefix=" + prefix)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(BindValidationException.class)
+				.hasMessageContaining("idempotency.key-prefix")
+				.hasMessageContaining("must not be empty"));
+	}
+
+	@Test
+	void failsStartupOnBlankKeyPrefixWithTheMemoryStoreToo() {
+		this.contextRunner.withPropertyValues("idempotency.store=memory", "idempotency.key-prefix=")
+			.run((context) -> assertThat(context).getFailure().hasStackTraceContaining("idempotency.key-prefix"));
 	}
 
 	static class PaymentService {
