@@ -21,6 +21,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.util.unit.DataSize;
 
@@ -161,6 +162,19 @@ class IdempotencyPropertiesTests {
 	void failsStartupOnBlankKeyPrefixWithTheMemoryStoreToo() {
 		this.contextRunner.withPropertyValues("idempotency.store=memory", "idempotency.key-prefix=")
 			.run((context) -> assertThat(context).getFailure().hasStackTraceContaining("idempotency.key-prefix"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "orders:refund", "orders refund" })
+	void failsStartupOnOperationNameThatNoOperationCanHave(String name) {
+		Map<String, Object> properties = Map.of("idempotency.operations[" + name + "].retention", "1h");
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new MapPropertySource("test", properties)))
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("Invalid name of idempotency.operations[" + name + "]: Operation name '" + name
+						+ "' must not contain"));
 	}
 
 	static class PaymentService {
