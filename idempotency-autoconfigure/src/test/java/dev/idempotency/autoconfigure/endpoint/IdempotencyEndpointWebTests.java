@@ -39,6 +39,7 @@ import org.springframework.web.util.UriUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests of the idempotency endpoint and health contributor over HTTP, in an application
@@ -288,16 +289,11 @@ abstract class IdempotencyEndpointWebTests {
 		return URI.create("http://localhost:" + this.port + path);
 	}
 
-	private JsonNode awaitRecord(String path) throws Exception {
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (System.nanoTime() < deadline) {
-			HttpResponse<String> response = get(path);
-			if (response.statusCode() == 200) {
-				return json.readTree(response.body());
-			}
-			Thread.sleep(20);
-		}
-		throw new AssertionError("No record at " + path);
+	private JsonNode awaitRecord(String path) {
+		HttpResponse<String> response = await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> get(path), (candidate) -> candidate.statusCode() == 200);
+		return json.readTree(response.body());
 	}
 
 	private static Instant instant(JsonNode record, String field) {
