@@ -3,8 +3,10 @@ package dev.idempotency;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The idempotency key could not be evaluated, or evaluated to {@code null} or a blank
- * string. The method did not run.
+ * The idempotency key could not be evaluated, evaluated to {@code null} or a blank
+ * string, or evaluated to a value whose string would differ from call to call (an array,
+ * an object whose class does not override {@code toString()}, a set or map without a
+ * defined order). The method did not run.
  */
 public class IdempotencyKeyException extends IdempotencyException {
 

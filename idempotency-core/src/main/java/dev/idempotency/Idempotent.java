@@ -17,9 +17,12 @@ import java.lang.annotation.Target;
  * that replaced it. When the method throws, the record is released so that the next
  * delivery runs it again, and the exception reaches the caller unchanged.
  * <p>
- * On a type, every public method is idempotent, each under its own {@link #name()}. Every
- * duration attribute accepts {@code "30s"}, ISO-8601 ({@code "PT5M"}) and {@code ${...}}
- * placeholders; an empty value falls back to the {@code idempotency.*} property, and
+ * On a type, every public method is idempotent, each under its own {@link #name()},
+ * except the methods of {@link Object} ({@code toString}, {@code equals},
+ * {@code hashCode}, {@code clone}, {@code finalize}) even where the type overrides them;
+ * on one of those methods the annotation fails startup. Every duration attribute accepts
+ * {@code "30s"}, ISO-8601 ({@code "PT5M"}) and {@code ${...}} placeholders; an empty
+ * value falls back to the {@code idempotency.*} property, and
  * {@code idempotency.operations.<name>.*} overrides both.
  *
  * @see IdempotentExecutor
@@ -36,7 +39,11 @@ public @interface Idempotent {
 	 * ({@code #event.id}, {@code #p0}, {@code #a0}), {@code #root.method},
 	 * {@code #root.target} and beans ({@code @clock}). A value that is not a
 	 * {@link String} is converted with {@code toString()}. A {@code null} or blank key
-	 * fails the call with {@link IdempotencyKeyException} before the method runs.
+	 * fails the call with {@link IdempotencyKeyException} before the method runs, and so
+	 * does a key whose string would change from call to call: an array, or an object
+	 * whose class does not override {@code toString()}. Collections and maps are checked
+	 * element by element; a set or map must have a defined order (sorted, enum or
+	 * linked).
 	 * @return the key expression
 	 */
 	String key();
@@ -44,7 +51,14 @@ public @interface Idempotent {
 	/**
 	 * Name of the operation: the namespace of its keys. The same key under two names is
 	 * two operations. Defaults to {@code SimpleClassName.methodName}; set it explicitly
-	 * to keep stored records valid across refactorings.
+	 * to keep stored records valid across refactorings. On a type, each method's name is
+	 * this name, a dot and the method name.
+	 * <p>
+	 * A name must not contain {@code ':'} (it separates the name from the key in the
+	 * store, so that no key of one operation can reach the records of another),
+	 * {@code '/'} (the Actuator endpoint takes the name as one path segment), whitespace,
+	 * or control or other invisible characters. Startup fails on such a name, naming the
+	 * method.
 	 * @return the operation name, or empty for the default
 	 */
 	String name() default "";

@@ -43,6 +43,13 @@ final class IdempotencyDefaultsMapper {
 	}
 
 	private static OperationOverrides overrides(String name, Operation operation, OperationSettings settings) {
+		try {
+			dev.idempotency.engine.Operation.checkName(name);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("Invalid name of idempotency.operations[" + name + "]: " + ex.getMessage()
+					+ "; no operation can have it", ex);
+		}
 		OperationOverrides overrides = new OperationOverrides(operation.getLockTimeout(), operation.getRetention(),
 				onInProgress(operation.getOnInProgress()), operation.getWaitTimeout());
 		try {

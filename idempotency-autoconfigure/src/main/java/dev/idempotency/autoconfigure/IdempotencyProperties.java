@@ -10,7 +10,10 @@ import dev.idempotency.engine.StoreFailurePolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
+import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Configuration properties of the idempotency starter.
@@ -18,7 +21,7 @@ import org.springframework.util.unit.DataSize;
  * @see IdempotencyAutoConfiguration
  */
 @ConfigurationProperties("idempotency")
-public class IdempotencyProperties {
+public class IdempotencyProperties implements Validator {
 
 	/**
 	 * Whether to make @Idempotent methods idempotent. When disabled, no method is
@@ -33,7 +36,8 @@ public class IdempotencyProperties {
 	private StoreType store = StoreType.AUTO;
 
 	/**
-	 * Prefix of the Redis keys of idempotency records.
+	 * Prefix of the Redis keys of idempotency records. Must not be empty, so that records
+	 * stay apart from other keys in the same database.
 	 */
 	private String keyPrefix = "idempotency:";
 
@@ -183,6 +187,26 @@ public class IdempotencyProperties {
 
 	public Memory getMemory() {
 		return this.memory;
+	}
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return IdempotencyProperties.class.isAssignableFrom(type);
+	}
+
+	/**
+	 * Check the bound values that no type conversion catches, so that binding fails with
+	 * the property, its value and where it came from.
+	 * @param target the bound properties
+	 * @param errors the errors to report to
+	 */
+	@Override
+	public void validate(Object target, Errors errors) {
+		IdempotencyProperties properties = (IdempotencyProperties) target;
+		if (!StringUtils.hasText(properties.getKeyPrefix())) {
+			errors.rejectValue("keyPrefix", "empty", "must not be empty (such as 'idempotency:'), or records "
+					+ "would mix with every other key of the Redis database");
+		}
 	}
 
 	/**

@@ -18,8 +18,10 @@ import dev.idempotency.engine.OperationSettings;
 import dev.idempotency.engine.StoreFailurePolicy;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.util.unit.DataSize;
 
@@ -143,6 +145,36 @@ class IdempotencyPropertiesTests {
 			.run((context) -> assertThat(context).getFailure()
 				.hasStackTraceContaining("Invalid property of idempotency.operations[PaymentService.charge]: "
 						+ "'retention' must be positive"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", " " })
+	void failsStartupOnBlankKeyPrefix(String prefix) {
+		this.contextRunner.withPropertyValues("idempotency.key-prefix=" + prefix)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(BindValidationException.class)
+				.hasMessageContaining("idempotency.key-prefix")
+				.hasMessageContaining("must not be empty"));
+	}
+
+	@Test
+	void failsStartupOnBlankKeyPrefixWithTheMemoryStoreToo() {
+		this.contextRunner.withPropertyValues("idempotency.store=memory", "idempotency.key-prefix=")
+			.run((context) -> assertThat(context).getFailure().hasStackTraceContaining("idempotency.key-prefix"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "orders:refund", "orders refund" })
+	void failsStartupOnOperationNameThatNoOperationCanHave(String name) {
+		Map<String, Object> properties = Map.of("idempotency.operations[" + name + "].retention", "1h");
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new MapPropertySource("test", properties)))
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("Invalid name of idempotency.operations[" + name + "]: Operation name '" + name
+						+ "' must not contain"));
 	}
 
 	static class PaymentService {

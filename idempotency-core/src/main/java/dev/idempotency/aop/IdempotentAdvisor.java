@@ -54,6 +54,11 @@ public class IdempotentAdvisor extends AbstractPointcutAdvisor {
 
 	private final class IdempotentPointcut extends StaticMethodMatcherPointcut {
 
+		IdempotentPointcut() {
+			// A lambda, not a method reference: the operation source is not set yet.
+			setClassFilter((type) -> IdempotentAdvisor.this.operations.isCandidateClass(type));
+		}
+
 		@Override
 		public boolean matches(Method method, Class<?> targetClass) {
 			return IdempotentAdvisor.this.operations.getOperation(method, targetClass) != null;

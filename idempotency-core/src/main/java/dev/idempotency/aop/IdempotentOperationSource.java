@@ -27,6 +27,7 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
@@ -94,6 +95,25 @@ public class IdempotentOperationSource {
 	}
 
 	/**
+	 * Return whether methods of a class may be idempotent: not those of JDK classes,
+	 * which cannot carry the annotation. Fails when the class annotates a method of
+	 * {@link Object}, which is never idempotent: proxies answer {@code equals} and
+	 * {@code hashCode} without asking about them method by method, so such an annotation
+	 * is found here, once per class, instead of being ignored.
+	 * @param targetClass the class of a bean
+	 * @return whether its methods may be idempotent
+	 * @throws IllegalStateException if the class annotates {@code toString},
+	 * {@code equals}, {@code hashCode}, {@code clone} or {@code finalize}
+	 */
+	public boolean isCandidateClass(Class<?> targetClass) {
+		if (!AnnotationUtils.isCandidateClass(targetClass, Idempotent.class)) {
+			return false;
+		}
+		ObjectMethods.checkNotAnnotated(ClassUtils.getUserClass(targetClass));
+		return true;
+	}
+
+	/**
 	 * Return every operation resolved so far, by name.
 	 * @return the operations
 	 */
@@ -108,8 +128,12 @@ public class IdempotentOperationSource {
 			return null;
 		}
 		Idempotent annotation = findMethodAnnotation(specific, method);
+		boolean objectMethod = ObjectMethods.isObjectMethod(specific);
+		if (annotation != null && objectMethod) {
+			throw ObjectMethods.annotated(specific);
+		}
 		boolean onType = false;
-		if (annotation == null && Modifier.isPublic(specific.getModifiers())) {
+		if (annotation == null && !objectMethod && Modifier.isPublic(specific.getModifiers())) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(userClass, Idempotent.class);
 			onType = true;
 		}
@@ -117,6 +141,7 @@ public class IdempotentOperationSource {
 			return null;
 		}
 		String name = name(annotation, onType, userClass, specific);
+		checkName(name, annotation, specific);
 		Map<String, Integer> indexes = argumentIndexes(specific);
 		boolean namesKnown = this.parameterNames.getParameterNames(specific) != null;
 		Expression key = ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
@@ -136,6 +161,19 @@ public class IdempotentOperationSource {
 					+ ": give one of them another name, or their keys would collide");
 		}
 		return resolved;
+	}
+
+	private static void checkName(String name, Idempotent annotation, Method method) {
+		try {
+			Operation.checkName(name);
+		}
+		catch (IllegalArgumentException ex) {
+			if (StringUtils.hasText(annotation.name())) {
+				throw ExpressionParsing.invalid("name", annotation.name(), method, ex.getMessage());
+			}
+			throw new IllegalStateException("Invalid @Idempotent on " + ExpressionParsing.describe(method)
+					+ ": its default name is not valid, so give it a name: " + ex.getMessage());
+		}
 	}
 
 	private static @Nullable Idempotent findMethodAnnotation(Method specific, Method method) {

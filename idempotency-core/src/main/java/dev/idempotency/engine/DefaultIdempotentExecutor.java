@@ -16,7 +16,8 @@ import org.springframework.util.Assert;
 
 /**
  * {@link IdempotentExecutor} over an {@link IdempotencyEngine}. Operations are resolved
- * once per name and result type and cached.
+ * once per name and result type and cached. A name that {@link Operation#checkName}
+ * rejects fails the call with {@link IllegalArgumentException} before anything runs.
  */
 public final class DefaultIdempotentExecutor implements IdempotentExecutor {
 
@@ -72,9 +73,12 @@ public final class DefaultIdempotentExecutor implements IdempotentExecutor {
 		}
 	}
 
+	// A name is checked when its operation is first resolved; a rejected one is never
+	// cached, so every call with it fails.
 	private Operation operation(String name, ResolvableType type) {
-		Assert.hasText(name, "'name' must not be empty");
+		Assert.notNull(name, "'name' must not be null");
 		return this.operations.computeIfAbsent(new OperationKey(name, type), (key) -> {
+			Operation.checkName(name);
 			OperationSettings settings = this.engine.getDefaults().resolve(name, OperationOverrides.NONE);
 			ResultCodec.TypedCodec typed = (type == ResolvableType.NONE) ? null : this.codec.forType(type);
 			return new Operation(name, settings, typed, "the key given to IdempotentExecutor");

@@ -21,6 +21,15 @@ final class Keys {
 			throw new IdempotencyKeyException("Key of operation '" + operation.name() + "' is null (from "
 					+ operation.keySource() + "); the method was not called");
 		}
+		if (!(raw instanceof String)) {
+			String unstable = StableKeys.problem(raw);
+			if (unstable != null) {
+				throw new IdempotencyKeyException("Key of operation '" + operation.name() + "' (from "
+						+ operation.keySource() + ") is " + unstable
+						+ ": idempotency would silently be off. Key on a stable value such as an id, a String, "
+						+ "a number or a record; the method was not called");
+			}
+		}
 		String key = raw.toString();
 		if (key == null || key.isBlank()) {
 			throw new IdempotencyKeyException("Key of operation '" + operation.name() + "' is blank (from "

@@ -1,6 +1,7 @@
 package dev.idempotency.engine;
 
 import dev.idempotency.codec.ResultCodec.TypedCodec;
+import dev.idempotency.store.RecordKey;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -8,7 +9,7 @@ import org.springframework.util.Assert;
 /**
  * An operation resolved once and run many times.
  *
- * @param name the operation name
+ * @param name the operation name, valid as {@link #checkName(String)} says
  * @param settings its effective settings
  * @param codec codec of its declared result type, or {@code null} for {@code void}
  * @param keySource where its key comes from, for error messages (such as
@@ -17,9 +18,47 @@ import org.springframework.util.Assert;
 public record Operation(String name, OperationSettings settings, @Nullable TypedCodec codec, String keySource) {
 
 	public Operation {
-		Assert.hasText(name, "'name' must not be empty");
+		checkName(name);
 		Assert.notNull(settings, "'settings' must not be null");
 		Assert.hasText(keySource, "'keySource' must not be empty");
+	}
+
+	/**
+	 * Check that a string can name an operation. A name is not empty and contains no
+	 * {@code ':'} (it separates the name from the key in the store, so that keys of two
+	 * operations can never meet), no {@code '/'} (the Actuator endpoint takes the name as
+	 * one path segment), no whitespace, and no control or other invisible characters (two
+	 * names that look the same would be two operations).
+	 * @param name the candidate name
+	 * @return the name
+	 * @throws IllegalArgumentException if the name is not valid, saying why
+	 */
+	public static String checkName(@Nullable String name) {
+		Assert.hasLength(name, "Operation name must not be empty");
+		for (int i = 0; i < name.length();) {
+			int codePoint = name.codePointAt(i);
+			String reason = reason(codePoint);
+			if (reason != null) {
+				throw new IllegalArgumentException("Operation name '" + name + "' must not contain " + reason
+						+ " (found U+" + String.format("%04X", codePoint) + " at index " + i + ")");
+			}
+			i += Character.charCount(codePoint);
+		}
+		return name;
+	}
+
+	private static @Nullable String reason(int codePoint) {
+		if (codePoint == RecordKey.SEPARATOR) {
+			return "':', which separates the name from the key in the store";
+		}
+		if (codePoint == '/') {
+			return "'/', since the idempotency endpoint takes the name as one path segment";
+		}
+		if (Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint) || Character.isISOControl(codePoint)
+				|| Character.getType(codePoint) == Character.FORMAT) {
+			return "whitespace, control or invisible characters";
+		}
+		return null;
 	}
 
 }

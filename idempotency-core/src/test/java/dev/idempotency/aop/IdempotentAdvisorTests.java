@@ -1,5 +1,6 @@
 package dev.idempotency.aop;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -163,6 +164,72 @@ class IdempotentAdvisorTests {
 			.contains("ObjectReturn.handle(String)", "Object");
 	}
 
+	@Test
+	void nameWithTheSeparatorFailsStartupNamingMethodAndName() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(SeparatorInName.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("@Idempotent(name = \"orders:refund\")", "SeparatorInName.refund(String)",
+					"must not contain ':'");
+	}
+
+	@Test
+	void nameWithWhitespaceFailsStartup() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(WhitespaceInName.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("@Idempotent(name = \"orders refund\")", "WhitespaceInName.refund(String)", "whitespace");
+	}
+
+	@Test
+	void typeLevelNameWithTheSeparatorFailsStartup() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(SeparatorInTypeName.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("SeparatorInTypeName.debit(String)", "'orders:.debit' must not contain ':'");
+	}
+
+	@Test
+	void typeLevelAnnotationNeverInterceptsTheMethodsOfObject() throws Exception {
+		Account account = start(Account.class);
+		assertThat(AopUtils.isCglibProxy(account)).isTrue();
+		assertThat(account.debit("k")).isEqualTo(account.debit("k"));
+		assertThat(account.toString()).isNotEqualTo(account.toString());
+		assertThat(account.clone()).isNotSameAs(account.clone());
+		IdempotentOperationSource source = this.context.getBean(IdempotentOperationSource.class);
+		for (Method method : List.of(Account.class.getMethod("toString"),
+				Account.class.getMethod("equals", Object.class), Account.class.getMethod("hashCode"),
+				Account.class.getMethod("clone"), Account.class.getDeclaredMethod("finalize"))) {
+			assertThat(source.getOperation(method, Account.class)).as(method.getName()).isNull();
+		}
+		assertThat(source.getOperations()).extracting(IdempotentOperation::name).containsExactly("Account.debit");
+	}
+
+	@Test
+	void methodLevelAnnotationOnToStringFailsStartup() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(IdempotentToString.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("IdempotentToString.toString()", "the methods of Object");
+	}
+
+	@Test
+	void methodLevelAnnotationOnEqualsFailsStartupEvenBesideOtherOperations() {
+		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(IdempotentEquals.class))
+			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.asString()
+			.contains("IdempotentEquals.equals(Object)", "the methods of Object");
+	}
+
+	@Test
+	void keyWhoseStringNamesItsIdentityFailsTheCallNamingItsType() {
+		Payments payments = start(Payments.class);
+		assertThatExceptionOfType(IdempotencyKeyException.class).isThrownBy(() -> payments.byEntity(new Entity("e-1")))
+			.withMessageContaining("key expression '#entity' of")
+			.withMessageContaining(Entity.class.getName() + ", which does not override toString()");
+		assertThat(payments.runs()).isEqualTo(0);
+	}
+
 	private static String invalidAnnotation(Throwable failure) {
 		Throwable root = NestedExceptionUtils.getRootCause(failure);
 		assertThat(root).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("Invalid");
@@ -281,6 +348,11 @@ class IdempotentAdvisorTests {
 			return key;
 		}
 
+		@Idempotent(key = "#entity")
+		public String byEntity(Entity entity) {
+			return entity.id() + this.runs.incrementAndGet();
+		}
+
 	}
 
 	@Idempotent(name = "ledger", key = "#key")
@@ -294,6 +366,113 @@ class IdempotentAdvisorTests {
 
 		public int credit(String key) {
 			return this.runs.incrementAndGet();
+		}
+
+	}
+
+	static final class Entity {
+
+		private final String id;
+
+		Entity(String id) {
+			this.id = id;
+		}
+
+		String id() {
+			return this.id;
+		}
+
+	}
+
+	@Idempotent(key = "#p0")
+	static class Account implements Cloneable {
+
+		private final AtomicInteger runs = new AtomicInteger();
+
+		public int debit(String key) {
+			return this.runs.incrementAndGet();
+		}
+
+		@Override
+		public String toString() {
+			return "Account " + this.runs.incrementAndGet();
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return this == other;
+		}
+
+		@Override
+		public int hashCode() {
+			return System.identityHashCode(this);
+		}
+
+		@Override
+		public Account clone() throws CloneNotSupportedException {
+			return (Account) super.clone();
+		}
+
+		@Override
+		@SuppressWarnings({ "deprecation", "removal" })
+		protected void finalize() {
+		}
+
+	}
+
+	static class IdempotentToString {
+
+		@Idempotent(key = "'constant'")
+		@Override
+		public String toString() {
+			return "x";
+		}
+
+	}
+
+	static class IdempotentEquals {
+
+		@Idempotent(key = "#id")
+		public String charge(String id) {
+			return id;
+		}
+
+		@Idempotent(key = "#other")
+		@Override
+		public boolean equals(Object other) {
+			return this == other;
+		}
+
+		@Override
+		public int hashCode() {
+			return 1;
+		}
+
+	}
+
+	static class SeparatorInName {
+
+		@Idempotent(name = "orders:refund", key = "#id")
+		public String refund(String id) {
+			return id;
+		}
+
+	}
+
+	static class WhitespaceInName {
+
+		@Idempotent(name = "orders refund", key = "#id")
+		public String refund(String id) {
+			return id;
+		}
+
+	}
+
+	@Idempotent(name = "orders:", key = "#id")
+	static class SeparatorInTypeName {
+
+		public String debit(String id) {
+			return id;
 		}
 
 	}

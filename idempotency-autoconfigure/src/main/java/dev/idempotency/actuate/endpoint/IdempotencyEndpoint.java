@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.aop.IdempotentOperationSource;
 import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.Operation;
 import dev.idempotency.store.RecordKey;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -24,6 +25,13 @@ import org.springframework.util.StringUtils;
  * it: one longer than {@code idempotency.max-key-length} by its SHA-256 digest, which may
  * also be given directly. Since a key may contain {@code /}, it takes the rest of the
  * path. Store failures propagate as {@link dev.idempotency.IdempotencyStoreException}.
+ * <p>
+ * A name and a key address one record of that operation and nothing else: a name that no
+ * operation can have ({@link Operation#checkName}: one with {@code ':'}, whitespace or
+ * control characters, for instance one that would reach into another operation's keys),
+ * or a blank key, is refused as an invalid request. A valid name that no annotated method
+ * has is accepted, since operations of the {@link dev.idempotency.IdempotentExecutor} are
+ * known only once they are used; it finds no record unless such an operation stored one.
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyEndpoint {
@@ -92,12 +100,23 @@ public class IdempotencyEndpoint {
 		return this.engine.getStore().evict(recordKey(name, join(key)));
 	}
 
+	// Every refusal is an InvalidEndpointRequestException, which the web layer answers
+	// with 400, never a 500 from a check further down.
 	private RecordKey recordKey(String name, String key) {
-		if (!StringUtils.hasText(name) || !StringUtils.hasText(key)) {
-			throw new InvalidEndpointRequestException("Operation name and key must not be blank",
-					"operation name and key must not be blank");
+		if (!StringUtils.hasText(key)) {
+			throw invalid("Key must not be blank");
 		}
-		return this.engine.recordKey(name, key);
+		try {
+			Operation.checkName(name);
+			return this.engine.recordKey(name, key);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(String.valueOf(ex.getMessage()));
+		}
+	}
+
+	private static InvalidEndpointRequestException invalid(String reason) {
+		return new InvalidEndpointRequestException(reason, reason);
 	}
 
 	// Path segments lose the slashes between them, which a key may contain.

@@ -20,10 +20,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotentExecutor;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -36,6 +39,7 @@ import org.springframework.web.util.UriUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests of the idempotency endpoint and health contributor over HTTP, in an application
@@ -58,6 +62,9 @@ abstract class IdempotencyEndpointWebTests {
 
 	@Autowired
 	private Payments payments;
+
+	@Autowired
+	private IdempotentExecutor executor;
 
 	protected abstract String storeType();
 
@@ -123,6 +130,54 @@ abstract class IdempotencyEndpointWebTests {
 	void blankKeyIsBadRequest() throws Exception {
 		assertThat(get("/actuator/idempotency/Payments.charge/%20").statusCode()).isEqualTo(400);
 		assertThat(delete("/actuator/idempotency/Payments.charge/%20").statusCode()).isEqualTo(400);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "Payments.charge:refund", "Payments.charge%3Arefund", "Payments.charge%3arefund" })
+	void nameThatWouldReachIntoAnotherOperationsKeysIsBadRequest(String name) throws Exception {
+		String id = newKey();
+		String key = "refund:" + id;
+		this.payments.charge(key);
+		assertThat(get("/actuator/idempotency/" + name + "/" + id).statusCode()).isEqualTo(400);
+		assertThat(delete("/actuator/idempotency/" + name + "/" + id).statusCode()).isEqualTo(400);
+		HttpResponse<String> untouched = get("/actuator/idempotency/Payments.charge/" + key);
+		assertThat(untouched.statusCode()).isEqualTo(200);
+		assertThat(json.readTree(untouched.body()).get("key").asString()).isEqualTo(key);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "Payments%20charge", "Payments.charge%20", "%20", "Payments.charge%09",
+			"Payments.charge%0A", "Payments.charge%0D%0ASet-Cookie:x", "Payments.charge%00", "%E2%80%8B",
+			"Payments.charge%C2%A0", "Payments%2Fcharge", "..%2F..%2Fx" })
+	void nameThatNoOperationCanHaveIsBadRequest(String name) throws Exception {
+		String id = newKey();
+		this.payments.charge(id);
+		assertThat(get("/actuator/idempotency/" + name + "/" + id).statusCode()).isEqualTo(400);
+		assertThat(delete("/actuator/idempotency/" + name + "/" + id).statusCode()).isEqualTo(400);
+		assertThat(get("/actuator/idempotency/Payments.charge/" + id).statusCode()).isEqualTo(200);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "Payments.charge/*", "*/{id}", "Payments.charge/{id}*", "Payments.charge/..",
+			"Payments.charge/%2E%2E", "%2E%2E/{id}", "Payments.charge/../{id}x", "Payments.charge;x=1/{id}x" })
+	void wildcardsAndDotSegmentsAddressOnlyThemselves(String path) throws Exception {
+		String id = newKey();
+		this.payments.charge(id);
+		String target = "/actuator/idempotency/" + path.replace("{id}", id);
+		assertThat(get(target).statusCode()).isEqualTo(404);
+		assertThat(delete(target).statusCode()).isEqualTo(404);
+		assertThat(get("/actuator/idempotency/Payments.charge/" + id).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void validNameOfNoAnnotatedMethodFindsTheRecordsOfAnExecutorOperation() throws Exception {
+		String key = newKey();
+		this.executor.run("manual.refund", key, () -> {
+		});
+		HttpResponse<String> response = get("/actuator/idempotency/manual.refund/" + key);
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(json.readTree(response.body()).get("state").asString()).isEqualTo("COMPLETED");
+		assertThat(delete("/actuator/idempotency/manual.refund/" + key).statusCode()).isEqualTo(204);
 	}
 
 	@Test
@@ -234,16 +289,11 @@ abstract class IdempotencyEndpointWebTests {
 		return URI.create("http://localhost:" + this.port + path);
 	}
 
-	private JsonNode awaitRecord(String path) throws Exception {
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (System.nanoTime() < deadline) {
-			HttpResponse<String> response = get(path);
-			if (response.statusCode() == 200) {
-				return json.readTree(response.body());
-			}
-			Thread.sleep(20);
-		}
-		throw new AssertionError("No record at " + path);
+	private JsonNode awaitRecord(String path) {
+		HttpResponse<String> response = await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> get(path), (candidate) -> candidate.statusCode() == 200);
+		return json.readTree(response.body());
 	}
 
 	private static Instant instant(JsonNode record, String field) {
