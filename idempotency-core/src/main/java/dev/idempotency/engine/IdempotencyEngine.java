@@ -57,6 +57,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final Acquirer acquirer;
 
+	private final IdempotencyRecords records;
+
 	/**
 	 * Create an engine that no observer wraps calls of.
 	 * @param store the store of records
@@ -98,6 +100,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.renewer = renewer.apply(this.store);
 		this.nanoClock = this.renewer.nanoClock();
 		this.acquirer = new Acquirer(this.store, this.nanoClock);
+		this.records = new IdempotencyRecords(store, defaults.maxKeyLength());
 		this.recorder = new OutcomeRecorder(this.store, this.nanoClock);
 		this.encoder = new ResultEncoder(defaults.maxResultSize());
 	}
@@ -119,19 +122,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Return the record a call of an operation with a key is stored under, for operators
-	 * who look a key up or evict it: a key longer than
-	 * {@link IdempotencyDefaults#maxKeyLength()} is stored as the lowercase hex SHA-256
-	 * of its UTF-8 bytes, any other key as it is. A digest given as the key is found too,
-	 * since it is never longer than the maximum.
-	 * @param name the operation name
-	 * @param key the key as the key expression evaluates it
-	 * @return the record key
-	 * @throws IllegalArgumentException if the name or the key is blank
+	 * Return the lookup of this engine's records by operation name and key, for
+	 * operators.
+	 * @return the lookup
 	 */
-	public RecordKey recordKey(String name, String key) {
-		Assert.hasText(key, "'key' must not be empty");
-		return new RecordKey(name, Keys.stored(key, this.defaults.maxKeyLength()));
+	public IdempotencyRecords getRecords() {
+		return this.records;
 	}
 
 	/**

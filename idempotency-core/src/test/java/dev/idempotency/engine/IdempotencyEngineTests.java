@@ -170,12 +170,13 @@ abstract class IdempotencyEngineTests {
 		String longKey = "x".repeat(201);
 		call(operation, longKey, () -> "x");
 		call(operation, "short", () -> "y");
-		RecordKey hashed = this.engine.recordKey(operation.name(), longKey);
+		RecordKey hashed = this.engine.getRecords().recordKey(operation.name(), longKey);
 		assertThat(hashed).isEqualTo(new RecordKey(operation.name(), Keys.sha256Hex(longKey)));
 		assertThat(this.store.read(hashed)).isPresent();
-		assertThat(this.engine.recordKey(operation.name(), hashed.key())).isEqualTo(hashed);
-		assertThat(this.store.read(this.engine.recordKey(operation.name(), "short"))).isPresent();
-		assertThat(this.engine.recordKey(operation.name(), "y".repeat(200)).key()).isEqualTo("y".repeat(200));
+		assertThat(this.engine.getRecords().recordKey(operation.name(), hashed.key())).isEqualTo(hashed);
+		assertThat(this.store.read(this.engine.getRecords().recordKey(operation.name(), "short"))).isPresent();
+		assertThat(this.engine.getRecords().recordKey(operation.name(), "y".repeat(200)).key())
+			.isEqualTo("y".repeat(200));
 	}
 
 	@Test

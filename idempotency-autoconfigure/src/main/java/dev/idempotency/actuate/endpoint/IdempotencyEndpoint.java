@@ -66,7 +66,7 @@ public class IdempotencyEndpoint {
 	 */
 	@ReadOperation
 	public IdempotencyDescriptor idempotency() {
-		return IdempotencyDescriptor.of(this.engine.getStore().type(), this.keyPrefix, this.engine.getDefaults(),
+		return IdempotencyDescriptor.of(this.engine.getRecords().storeType(), this.keyPrefix, this.engine.getDefaults(),
 				this.operationSource.getOperations());
 	}
 
@@ -81,7 +81,7 @@ public class IdempotencyEndpoint {
 			@Selector(match = Match.ALL_REMAINING) String[] key) {
 		String raw = join(key);
 		RecordKey recordKey = recordKey(name, raw);
-		return this.engine.getStore()
+		return this.engine.getRecords()
 			.read(recordKey)
 			.map((record) -> RecordDescriptor.of(record, !recordKey.key().equals(raw)))
 			.orElse(null);
@@ -97,7 +97,7 @@ public class IdempotencyEndpoint {
 	 */
 	@DeleteOperation
 	public boolean evict(@Selector String name, @Selector(match = Match.ALL_REMAINING) String[] key) {
-		return this.engine.getStore().evict(recordKey(name, join(key)));
+		return this.engine.getRecords().evict(recordKey(name, join(key)));
 	}
 
 	// Every refusal is an InvalidEndpointRequestException, which the web layer answers
@@ -107,8 +107,7 @@ public class IdempotencyEndpoint {
 			throw invalid("Key must not be blank");
 		}
 		try {
-			Operation.checkName(name);
-			return this.engine.recordKey(name, key);
+			return this.engine.getRecords().recordKey(name, key);
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(String.valueOf(ex.getMessage()));

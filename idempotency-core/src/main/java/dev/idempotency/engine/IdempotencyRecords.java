@@ -1,0 +1,77 @@
+package dev.idempotency.engine;
+
+import java.util.Optional;
+
+import dev.idempotency.store.IdempotencyRecord;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+
+import org.springframework.util.Assert;
+
+/**
+ * Looks records up by operation name and key, as calls store them, for operators: the
+ * Actuator endpoint, or an application's own admin tools.
+ */
+public final class IdempotencyRecords {
+
+	private final IdempotencyStore store;
+
+	private final int maxKeyLength;
+
+	/**
+	 * Create a lookup.
+	 * @param store the store of records
+	 * @param maxKeyLength keys longer than this are stored as their SHA-256 hex digest
+	 */
+	public IdempotencyRecords(IdempotencyStore store, int maxKeyLength) {
+		Assert.notNull(store, "'store' must not be null");
+		this.store = store;
+		this.maxKeyLength = maxKeyLength;
+	}
+
+	/**
+	 * Return the record a call of an operation with a key is stored under: a key longer
+	 * than the maximum key length is stored as the lowercase hex SHA-256 of its UTF-8
+	 * bytes, any other key as it is. A digest given as the key is found too, since it is
+	 * never longer than the maximum.
+	 * @param name the operation name
+	 * @param key the key as the key expression evaluates it
+	 * @return the record key
+	 * @throws IllegalArgumentException if no operation can have the name (see
+	 * {@link Operation#checkName}), or the key is blank
+	 */
+	public RecordKey recordKey(String name, String key) {
+		Operation.checkName(name);
+		Assert.hasText(key, "'key' must not be empty");
+		return new RecordKey(name, Keys.stored(key, this.maxKeyLength));
+	}
+
+	/**
+	 * Read a record.
+	 * @param key the record
+	 * @return the record, or empty if there is none
+	 * @throws dev.idempotency.IdempotencyStoreException when the store fails
+	 */
+	public Optional<IdempotencyRecord> read(RecordKey key) {
+		return this.store.read(key);
+	}
+
+	/**
+	 * Delete a record, whatever its state, so that the next call runs the method again.
+	 * @param key the record
+	 * @return whether a record was deleted
+	 * @throws dev.idempotency.IdempotencyStoreException when the store fails
+	 */
+	public boolean evict(RecordKey key) {
+		return this.store.evict(key);
+	}
+
+	/**
+	 * Return the type of the store, such as {@code redis}.
+	 * @return the store type
+	 */
+	public String storeType() {
+		return this.store.type();
+	}
+
+}
