@@ -1,6 +1,7 @@
 package dev.idempotency.metrics;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.UUID;
@@ -15,6 +16,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.Idempotent;
@@ -130,7 +132,12 @@ class IdempotencyMetricsTests {
 			AcquireResult crashed = store.acquire(new RecordKey("Ledger.run", this.key),
 					new AcquireRequest("crashed-owner", Duration.ofMillis(100), Duration.ofHours(1), null));
 			assertThat(crashed).isInstanceOf(AcquireResult.Acquired.class);
-			Thread.sleep(1000);
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> store.read(new RecordKey("Ledger.run", this.key))
+					.orElseThrow()
+					.leaseExpiresAt()
+					.isBefore(Instant.now().minusMillis(50)));
 			assertThat(context.getBean(Ledger.class).run(this.key, () -> "recovered")).isEqualTo("recovered");
 			assertCounts(context, "Ledger.run", Map.of(Outcome.RECOVERED, 1));
 		});
@@ -196,7 +203,9 @@ class IdempotencyMetricsTests {
 	void timesLeaseRenewals() {
 		this.redisRunner.run((context) -> {
 			context.getBean(Ledger.class).slow(this.key, () -> {
-				Thread.sleep(1000);
+				Awaitility.await()
+					.atMost(Duration.ofSeconds(10))
+					.until(() -> timerCount(context, StoreOperation.RENEW, IdempotencyMetricNames.SUCCESS) > 0);
 				return null;
 			});
 			assertThat(timerCount(context, StoreOperation.RENEW, IdempotencyMetricNames.SUCCESS)).isPositive();

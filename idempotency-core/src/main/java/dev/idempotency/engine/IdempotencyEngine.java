@@ -70,6 +70,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this(store, defaults, listeners, IdempotencyObserver.NONE);
 	}
 
+	IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
+			List<? extends IdempotencyListener> listeners, LongSupplier nanoClock, ThreadFactory threadFactory) {
+		this(store, defaults, listeners, IdempotencyObserver.NONE,
+				(timed) -> new LeaseRenewer(timed, nanoClock, threadFactory));
+	}
+
 	/**
 	 * Create an engine.
 	 * @param store the store of records
@@ -80,13 +86,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	public IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
 			List<? extends IdempotencyListener> listeners, IdempotencyObserver observer) {
-		this(store, defaults, listeners, observer, (timed) -> new LeaseRenewer(timed));
-	}
-
-	IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
-			List<? extends IdempotencyListener> listeners, LongSupplier nanoClock, ThreadFactory threadFactory) {
-		this(store, defaults, listeners, IdempotencyObserver.NONE,
-				(timed) -> new LeaseRenewer(timed, nanoClock, threadFactory));
+		this(store, defaults, listeners, observer, LeaseRenewer::new);
 	}
 
 	private IdempotencyEngine(IdempotencyStore store, IdempotencyDefaults defaults,
@@ -231,7 +231,16 @@ public final class IdempotencyEngine implements AutoCloseable {
 			Call call) throws Throwable {
 		OperationSettings settings = operation.settings();
 		// Renewed until the outcome is recorded, retries included
-		Renewal renewal = this.renewer.start(attempt, settings.lockTimeout(), settings.retention());
+		Renewal renewal;
+		try {
+			renewal = this.renewer.start(attempt, settings.lockTimeout(), settings.retention());
+		}
+		catch (Throwable ex) {
+			// The method never ran: the record must not wait a whole lease for the next
+			report(call, operation, attempt.record(), Outcome.FAILED);
+			this.recorder.release(attempt, settings.retention(), ex);
+			throw ex;
+		}
 		try {
 			Object value;
 			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);

@@ -44,6 +44,10 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private static final long NEVER = Long.MAX_VALUE;
 
+	private static final long WARNING_INTERVAL_SECONDS = 10;
+
+	private static final long WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(WARNING_INTERVAL_SECONDS);
+
 	private final IdempotencyStore store;
 
 	private final LongSupplier nanoClock;
@@ -53,6 +57,8 @@ final class LeaseRenewer implements AutoCloseable {
 	private final Set<Renewal> running = ConcurrentHashMap.newKeySet();
 
 	private final AtomicLong shortestPeriodNanos = new AtomicLong(NEVER);
+
+	private final AtomicLong lastWarningNanos;
 
 	// When the sweeper wakes up next, on the nanoClock's scale; NEVER while it sleeps
 	// until an attempt wakes it.
@@ -90,6 +96,7 @@ final class LeaseRenewer implements AutoCloseable {
 		this.store = store;
 		this.nanoClock = nanoClock;
 		this.threadFactory = threadFactory;
+		this.lastWarningNanos = new AtomicLong(nanoClock.getAsLong() - WARNING_INTERVAL_NANOS);
 	}
 
 	/**
@@ -114,10 +121,25 @@ final class LeaseRenewer implements AutoCloseable {
 		}
 		Renewal renewal = new Renewal(attempt, lease, retention, period, this.nanoClock.getAsLong());
 		this.running.add(renewal);
+		// Read after the add: either close() sees this renewal and the sweeper keeps it
+		// renewed until it stops, or this sees the close.
+		if (this.closed) {
+			this.running.remove(renewal);
+			throw new IllegalStateException("The lease renewer is closed: the idempotency engine was shut down");
+		}
 		if (!this.started) {
 			this.started = true;
 		}
-		Thread sweeper = sweeper();
+		Thread sweeper;
+		try {
+			sweeper = sweeper();
+		}
+		catch (Throwable ex) {
+			// No handle reaches the caller: a renewal left behind would be renewed for
+			// ever
+			this.running.remove(renewal);
+			throw ex;
+		}
 		// Read after the add: either the sweeper sees this renewal when it checks its
 		// plan, or this sees the plan and wakes the sweeper (see sweep()).
 		if (isBefore(renewal.dueNanos, this.nextSweepNanos)) {
@@ -134,12 +156,17 @@ final class LeaseRenewer implements AutoCloseable {
 		return this.running.size();
 	}
 
+	/**
+	 * Refuse new attempts, and stop the sweeper once the attempts still running have
+	 * stopped: they keep their leases renewed until then, so that a call still running
+	 * when the application shuts down is not taken over while it runs.
+	 */
 	@Override
 	public void close() {
 		this.closed = true;
 		Thread sweeper = this.sweeper;
 		if (sweeper != null) {
-			sweeper.interrupt();
+			LockSupport.unpark(sweeper);
 		}
 	}
 
@@ -150,8 +177,10 @@ final class LeaseRenewer implements AutoCloseable {
 				sweeper = this.sweeper;
 				if (sweeper == null) {
 					sweeper = this.threadFactory.newThread(this::sweep);
-					this.sweeper = sweeper;
+					// Kept only once started: a thread that failed to start (no native
+					// thread left) would never renew anything
 					sweeper.start();
+					this.sweeper = sweeper;
 				}
 			}
 		}
@@ -159,7 +188,7 @@ final class LeaseRenewer implements AutoCloseable {
 	}
 
 	private void sweep() {
-		while (!this.closed) {
+		while (!this.closed || !this.running.isEmpty()) {
 			boolean active = this.started;
 			this.started = false;
 			long now = this.nanoClock.getAsLong();
@@ -181,6 +210,9 @@ final class LeaseRenewer implements AutoCloseable {
 				continue;
 			}
 			if (next == NEVER) {
+				if (this.closed) {
+					continue;
+				}
 				LockSupport.park(this);
 			}
 			else {
@@ -246,8 +278,6 @@ final class LeaseRenewer implements AutoCloseable {
 
 		private volatile long sentNanos;
 
-		private volatile boolean failing;
-
 		private volatile boolean stopped;
 
 		Renewal(Attempt attempt, Duration lease, Duration retention, long periodNanos, long startNanos) {
@@ -280,17 +310,9 @@ final class LeaseRenewer implements AutoCloseable {
 			if (ex != null) {
 				// Keep trying: the store may come back before anyone takes over, and a
 				// renewal that finds the record taken over will report it.
-				if (!this.failing) {
-					this.failing = true;
-					logger.warn("Could not renew the lease of " + this.attempt + "; retrying every "
-							+ Duration.ofNanos(this.periodNanos).toMillis() + " ms", ex);
-				}
-				else if (logger.isDebugEnabled()) {
-					logger.debug("Could not renew the lease of " + this.attempt, ex);
-				}
+				failed(ex);
 				return;
 			}
-			this.failing = false;
 			if (Boolean.TRUE.equals(renewed)) {
 				this.attempt.renewed(sent);
 				return;
@@ -300,6 +322,21 @@ final class LeaseRenewer implements AutoCloseable {
 				logger.warn(this.attempt + " no longer owns its record: another attempt took it over");
 			}
 			stop();
+		}
+
+		// Runs on a client's I/O thread, perhaps for thousands of attempts at once when
+		// the store goes away: one warning per interval, the rest at DEBUG.
+		private void failed(Throwable ex) {
+			long now = LeaseRenewer.this.nanoClock.getAsLong();
+			long last = LeaseRenewer.this.lastWarningNanos.get();
+			if (now - last >= WARNING_INTERVAL_NANOS && LeaseRenewer.this.lastWarningNanos.compareAndSet(last, now)) {
+				logger.warn("Could not renew the lease of " + this.attempt + " (renewals of other attempts may be "
+						+ "failing too; further failures are logged at DEBUG for " + WARNING_INTERVAL_SECONDS + " s): "
+						+ ex);
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug("Could not renew the lease of " + this.attempt, ex);
+			}
 		}
 
 		void stop() {

@@ -18,11 +18,16 @@ import org.springframework.util.Assert;
 public record OperationSettings(Duration lockTimeout, Duration retention, OnInProgress onInProgress,
 		Duration waitTimeout) {
 
+	private static final Duration MAX = Duration.ofDays(365 * 100);
+
 	public OperationSettings {
 		Assert.isTrue(lockTimeout.toMillis() >= 3, "'lockTimeout' must be at least 3ms, was " + lockTimeout);
 		Assert.isTrue(retention.toMillis() > 0, "'retention' must be positive, was " + retention);
 		Assert.isTrue(onInProgress != OnInProgress.DEFAULT, "'onInProgress' must be REJECT or WAIT");
 		Assert.isTrue(!waitTimeout.isNegative(), "'waitTimeout' must not be negative, was " + waitTimeout);
+		// Leases and waits are measured in nanoseconds of the monotonic clock
+		Assert.isTrue(lockTimeout.compareTo(MAX) <= 0, "'lockTimeout' must be at most " + MAX + ", was " + lockTimeout);
+		Assert.isTrue(waitTimeout.compareTo(MAX) <= 0, "'waitTimeout' must be at most " + MAX + ", was " + waitTimeout);
 	}
 
 }

@@ -61,9 +61,9 @@ final class OutcomeRecorder {
 					() -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored, retention));
 		}
 		catch (RuntimeException ex) {
-			throw new IdempotencyCompletionException(attempt + " ran its method, but the store failed to record its "
-					+ "outcome; the record stays IN_PROGRESS until its lease runs out, then the next delivery runs "
-					+ "the method again: " + ex.getMessage(), ex);
+			throw new IdempotencyCompletionException(attempt + " ran its method, but the store failed to confirm "
+					+ "that its outcome was recorded; unless a late command got through, the record stays IN_PROGRESS "
+					+ "until its lease runs out, then the next delivery runs the method again: " + ex.getMessage(), ex);
 		}
 		if (!completed) {
 			logger.error(attempt + " ran its method but lost the record to another attempt before completing: "

@@ -385,14 +385,13 @@ abstract class IdempotencyEngineTests {
 				OnInProgress.REJECT, Duration.ofSeconds(1)), String.class);
 		RecordKey record = new RecordKey(this.name, "k");
 		Object result = call(operation, "k", () -> {
-			long until = System.nanoTime() + Duration.ofMillis(1200).toNanos();
-			while (System.nanoTime() < until) {
-				AcquireResult other = this.store.acquire(record,
-						new AcquireRequest("intruder", Duration.ofSeconds(1), Duration.ofHours(1), null));
-				assertThat(other).isInstanceOf(AcquireResult.InProgress.class);
-				assertThat(IdempotencyContext.current().isLeaseHeld()).isTrue();
-				Thread.sleep(50);
-			}
+			IdempotencyContext attempt = IdempotencyContext.current();
+			// Four leases long, each poll an intruder that must find the attempt alive
+			await().during(Duration.ofMillis(1200))
+				.atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> attempt.isLeaseHeld() && this.store.acquire(record, new AcquireRequest("intruder",
+						Duration.ofSeconds(1), Duration.ofHours(1), null)) instanceof AcquireResult.InProgress);
 			return "slow but alive";
 		});
 		assertThat(result).isEqualTo("slow but alive");

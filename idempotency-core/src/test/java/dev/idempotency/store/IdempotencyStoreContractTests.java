@@ -285,14 +285,14 @@ public abstract class IdempotencyStoreContractTests {
 	}
 
 	@Test
-	void reSentAcquireAfterATakeoverKeepsItsFenceAndStartsItsLeaseAgain() {
+	void reSentAcquireAfterATakeoverIsStillATakeoverWithItsFenceAndStartsItsLeaseAgain() {
 		this.store.acquire(this.key, new AcquireRequest("a", SHORT, RETENTION, null));
 		AcquireResult takeover = poll(
 				() -> this.store.acquire(this.key, new AcquireRequest("b", SHORT, RETENTION, null)),
 				(result) -> !(result instanceof InProgress));
 		assertThat(takeover).isEqualTo(new Acquired(2, true));
 		awaitStoreTime(SHORT);
-		assertThat(this.store.acquire(this.key, request("b"))).isEqualTo(new Acquired(2, false));
+		assertThat(this.store.acquire(this.key, request("b"))).isEqualTo(new Acquired(2, true));
 		assertThat(this.store.acquire(this.key, request("c"))).isInstanceOf(InProgress.class);
 	}
 

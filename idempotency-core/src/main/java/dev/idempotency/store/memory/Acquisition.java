@@ -51,7 +51,7 @@ final class Acquisition implements BiFunction<RecordKey, @Nullable MemoryRecord,
 		}
 		if (current.state() == RecordState.IN_PROGRESS && current.owner().equals(this.request.owner())) {
 			// A re-sent acquire finds its own attempt: same fence, lease started again
-			this.result = new AcquireResult.Acquired(current.fence(), false);
+			this.result = new AcquireResult.Acquired(current.fence(), current.takeover());
 			return current.renew(now, this.request.lease().toMillis(), this.request.retention().toMillis());
 		}
 		if (current.isLeaseLive(now)) {
@@ -63,7 +63,7 @@ final class Acquisition implements BiFunction<RecordKey, @Nullable MemoryRecord,
 
 	private MemoryRecord acquired(long fence, boolean takeover, long now) {
 		this.result = new AcquireResult.Acquired(fence, takeover);
-		return MemoryRecord.inProgress(fence, this.request.owner(), now, this.request.lease().toMillis(),
+		return MemoryRecord.inProgress(fence, this.request.owner(), takeover, now, this.request.lease().toMillis(),
 				this.request.retention().toMillis(), this.fingerprint);
 	}
 

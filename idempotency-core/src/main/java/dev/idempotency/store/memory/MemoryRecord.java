@@ -12,25 +12,27 @@ import org.jspecify.annotations.Nullable;
 /**
  * One immutable record of {@link InMemoryIdempotencyStore}; a transition replaces it.
  * Times are epoch milliseconds of the store's clock; {@code completed} is 0 until
- * completion. Byte arrays are never shared with callers.
+ * completion; {@code takeover} says whether the attempt took over an expired one, so that
+ * an acquire re-sent by the same owner reports it again. Byte arrays are never shared
+ * with callers.
  */
-record MemoryRecord(RecordState state, long fence, String owner, long started, long lease, long completed,
-		byte @Nullable [] fingerprint, @Nullable StoredResult result, long expiresAt) {
+record MemoryRecord(RecordState state, long fence, String owner, boolean takeover, long started, long lease,
+		long completed, byte @Nullable [] fingerprint, @Nullable StoredResult result, long expiresAt) {
 
-	static MemoryRecord inProgress(long fence, String owner, long now, long lease, long retention,
+	static MemoryRecord inProgress(long fence, String owner, boolean takeover, long now, long lease, long retention,
 			byte @Nullable [] fingerprint) {
-		return new MemoryRecord(RecordState.IN_PROGRESS, fence, owner, now, plus(now, lease), 0, fingerprint, null,
-				plus(plus(now, lease), retention));
+		return new MemoryRecord(RecordState.IN_PROGRESS, fence, owner, takeover, now, plus(now, lease), 0, fingerprint,
+				null, plus(plus(now, lease), retention));
 	}
 
 	MemoryRecord complete(long now, StoredResult result, long retention) {
 		StoredResult copy = new StoredResult(result.body().clone(), result.unreplayableReason());
-		return new MemoryRecord(RecordState.COMPLETED, this.fence, this.owner, this.started, this.lease, now,
-				this.fingerprint, copy, plus(now, retention));
+		return new MemoryRecord(RecordState.COMPLETED, this.fence, this.owner, this.takeover, this.started, this.lease,
+				now, this.fingerprint, copy, plus(now, retention));
 	}
 
 	MemoryRecord release(long now, long retention) {
-		return new MemoryRecord(RecordState.FAILED, this.fence, this.owner, this.started, this.lease, 0,
+		return new MemoryRecord(RecordState.FAILED, this.fence, this.owner, this.takeover, this.started, this.lease, 0,
 				this.fingerprint, null, plus(now, retention));
 	}
 
@@ -40,8 +42,8 @@ record MemoryRecord(RecordState state, long fence, String owner, long started, l
 	 */
 	MemoryRecord renew(long now, long lease, long retention) {
 		long newLease = plus(now, lease);
-		return new MemoryRecord(this.state, this.fence, this.owner, this.started, newLease, 0, this.fingerprint, null,
-				plus(newLease, retention));
+		return new MemoryRecord(this.state, this.fence, this.owner, this.takeover, this.started, newLease, 0,
+				this.fingerprint, null, plus(newLease, retention));
 	}
 
 	boolean isExpired(long now) {

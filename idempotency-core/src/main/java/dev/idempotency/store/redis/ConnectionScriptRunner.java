@@ -1,6 +1,12 @@
 package dev.idempotency.store.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,13 +21,40 @@ import org.springframework.data.redis.core.script.RedisScript;
  * would without its per-call proxy, but never on one bound to the caller's thread: a
  * transition must not be queued in the application's own {@code MULTI}. Works with any
  * client.
+ * <p>
+ * Such a client cannot send a command without waiting for its reply, so scripts run
+ * without waiting ({@link #runAsync}, lease renewals) go to a few daemon threads of their
+ * own, each waiting on one connection at a time: renewals do not queue behind one another
+ * on the renewer's thread. The threads end when idle.
  */
 final class ConnectionScriptRunner implements ScriptRunner {
 
+	private static final int ASYNC_THREADS = 8;
+
 	private final RedisConnectionFactory connectionFactory;
+
+	private final ThreadPoolExecutor asyncExecutor;
 
 	ConnectionScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
+		AtomicInteger threads = new AtomicInteger();
+		this.asyncExecutor = new ThreadPoolExecutor(ASYNC_THREADS, ASYNC_THREADS, 30, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), (task) -> {
+					Thread thread = new Thread(task, "idempotency-redis-" + threads.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+		this.asyncExecutor.allowCoreThreadTimeOut(true);
+	}
+
+	@Override
+	public <T> CompletableFuture<@Nullable T> runAsync(RedisScript<T> script, byte[] key, byte[]... args) {
+		try {
+			return CompletableFuture.supplyAsync(() -> run(script, key, args), this.asyncExecutor);
+		}
+		catch (RejectedExecutionException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	@Override

@@ -32,10 +32,11 @@ import org.springframework.util.Assert;
  * travel as raw bytes in both directions.
  * <p>
  * Each transition is one {@code EVALSHA} ({@code EVAL} when Redis does not have the
- * script cached yet), sent on the native connection a Lettuce factory shares, or else on
- * a connection taken from the factory for it; never on the one a caller may have bound to
- * its thread, so a transition is never queued in a Redis transaction of the application's
- * own.
+ * script cached yet), sent on the native connection a Lettuce factory shares (or, when it
+ * shares none, on one connection the store takes from it and keeps), or else, with other
+ * clients, on a connection taken from the factory for it; never on the one a caller may
+ * have bound to its thread, so a transition is never queued in a Redis transaction of the
+ * application's own.
  * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
  * exception as its cause. A value under a record's key that this store did not write
@@ -65,12 +66,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * @param keyPrefix prefix of every Redis key, such as {@code idempotency:}
 	 */
 	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
+		this(connectionFactory, keyPrefix, ScriptRunner.of(connectionFactory));
+	}
+
+	RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, ScriptRunner runner) {
 		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
 		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty: without one, records share the key space with "
 				+ "the application's own keys");
 		this.connectionFactory = connectionFactory;
 		this.scripts = RedisScripts.load();
-		this.runner = ScriptRunner.of(connectionFactory);
+		this.runner = runner;
 		this.keyPrefix = keyPrefix;
 	}
 

@@ -44,15 +44,16 @@ interface ScriptRunner {
 	}
 
 	/**
-	 * Return the fastest runner that a connection factory supports: the native connection
-	 * of a Lettuce factory that shares one, a connection per script for any other.
+	 * Return the fastest runner that a connection factory supports: one native connection
+	 * of a Lettuce factory (the one it shares, or one of the runner's own), a connection
+	 * per script for any other.
 	 * @param connectionFactory the connection factory
 	 * @return the runner
 	 */
 	static ScriptRunner of(RedisConnectionFactory connectionFactory) {
 		if (ClassUtils.isPresent("io.lettuce.core.RedisClient", ScriptRunner.class.getClassLoader())
-				&& SharedLettuceScriptRunner.canRunOn(connectionFactory)) {
-			return new SharedLettuceScriptRunner(connectionFactory);
+				&& LettuceScriptRunner.canRunOn(connectionFactory)) {
+			return new LettuceScriptRunner(connectionFactory);
 		}
 		return new ConnectionScriptRunner(connectionFactory);
 	}

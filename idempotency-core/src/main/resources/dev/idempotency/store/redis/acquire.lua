@@ -33,10 +33,10 @@ if rec then
 	if rec.state == IN_PROGRESS then
 		if rec.owner == ARGV[1] then
 			-- A re-sent acquire: the attempt is this caller's own, so it keeps its fence and
-			-- starts its lease again. Never reported as a takeover: nobody else was replaced.
-			redis.call('SET', KEYS[1], encode(IN_PROGRESS, rec.fence, rec.owner, rec.started, t + lease, 0, rec.fp, '', ''),
-				'PX', lease + retention)
-			return { 1, rec.fence, 0 }
+			-- its takeover mark, and starts its lease again.
+			redis.call('SET', KEYS[1], encode(IN_PROGRESS, rec.fence, rec.owner, rec.started, t + lease, 0, rec.fp,
+				rec.reason, ''), 'PX', lease + retention)
+			return { 1, rec.fence, rec.reason == TAKEOVER and 1 or 0 }
 		end
 		if rec.lease > t then
 			return { 2, rec.fence, rec.lease - t }
@@ -47,6 +47,6 @@ if rec then
 end
 -- Kept for retention past the lease, so that the next attempt still finds this one and
 -- raises the fence, even if this attempt dies and nobody comes for it until then.
-redis.call('SET', KEYS[1], encode(IN_PROGRESS, fence, ARGV[1], t, t + lease, 0, fp, '', ''),
-	'PX', lease + retention)
+redis.call('SET', KEYS[1], encode(IN_PROGRESS, fence, ARGV[1], t, t + lease, 0, fp, takeover == 1 and TAKEOVER or '',
+	''), 'PX', lease + retention)
 return { 1, fence, takeover }

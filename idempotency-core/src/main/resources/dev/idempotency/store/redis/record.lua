@@ -14,13 +14,16 @@
 --   lease      when its lease runs or ran out, ms on the Redis clock
 --   completed  when it completed, ms on the Redis clock, 0 when not completed
 --   fp         payload fingerprint, raw bytes, "" when none
---   reason     why a completed result cannot be replayed, "" when it can
+--   reason     why a completed result cannot be replayed, "" when it can; in an in-progress
+--              record, "t" when its attempt took over an expired one (an acquire re-sent by
+--              the same owner must report the takeover again)
 --   body       encoded result, raw bytes, "" when none
 --
 -- Anything else under a record's key is answered with an IDEMPOTENCY_CORRUPT error, never
 -- overwritten: it is not ours to destroy.
 
 local IN_PROGRESS, COMPLETED, FAILED = 1, 2, 3
+local TAKEOVER = 't'
 
 -- Only the Redis clock judges leases, so that callers with skewed clocks agree.
 local function now()

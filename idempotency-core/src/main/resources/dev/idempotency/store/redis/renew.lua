@@ -24,6 +24,6 @@ if rec.state ~= IN_PROGRESS then
 end
 local lease = tonumber(ARGV[3])
 -- Like acquire: the record outlives the renewed lease by retention, so fences keep rising.
-redis.call('SET', KEYS[1], encode(IN_PROGRESS, rec.fence, rec.owner, rec.started, now() + lease, 0, rec.fp, '', ''),
+redis.call('SET', KEYS[1], encode(IN_PROGRESS, rec.fence, rec.owner, rec.started, now() + lease, 0, rec.fp, rec.reason, ''),
 	'PX', lease + tonumber(ARGV[4]))
 return 1

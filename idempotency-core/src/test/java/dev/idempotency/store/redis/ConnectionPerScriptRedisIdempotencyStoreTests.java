@@ -12,8 +12,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The contract on a factory that shares no native connection, so that every script runs
- * on a connection taken from the factory for it, as with any client other than Lettuce.
+ * The contract on a connection per script, as with any client other than Lettuce (Jedis):
+ * every script runs on a connection taken from the factory for it.
  */
 class ConnectionPerScriptRedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
@@ -32,12 +32,13 @@ class ConnectionPerScriptRedisIdempotencyStoreTests extends IdempotencyStoreCont
 
 	@Override
 	protected IdempotencyStore createStore() {
-		return new RedisIdempotencyStore(connectionFactory, "idempotency-test:");
+		return new RedisIdempotencyStore(connectionFactory, "idempotency-test:",
+				new ConnectionScriptRunner(connectionFactory));
 	}
 
 	@Test
-	void scriptsRunOnAConnectionFromTheFactory() {
-		assertThat(ScriptRunner.of(connectionFactory)).isInstanceOf(ConnectionScriptRunner.class);
+	void aLettuceFactoryThatSharesNoConnectionStillGetsOneConnectionOfTheStoresOwn() {
+		assertThat(ScriptRunner.of(connectionFactory)).isInstanceOf(LettuceScriptRunner.class);
 	}
 
 }

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import dev.idempotency.IdempotencyStoreException;
@@ -31,6 +32,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.RedisConnectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.entry;
 
@@ -151,7 +153,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	@Test
 	void scriptsRunOnTheConnectionTheFactoryShares() {
-		assertThat(ScriptRunner.of(TestRedis.get().connectionFactory())).isInstanceOf(SharedLettuceScriptRunner.class);
+		assertThat(ScriptRunner.of(TestRedis.get().connectionFactory())).isInstanceOf(LettuceScriptRunner.class);
 	}
 
 	@Test
@@ -318,24 +320,15 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	}
 
 	private static <T> T pollWhileFailing(Supplier<T> action) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (true) {
-			try {
-				return action.get();
-			}
-			catch (IdempotencyStoreException ex) {
-				if (System.nanoTime() > deadline) {
-					throw ex;
-				}
-			}
-			try {
-				Thread.sleep(20);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}
+		AtomicReference<T> result = new AtomicReference<>();
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(20))
+			.ignoreException(IdempotencyStoreException.class)
+			.until(() -> {
+				result.set(action.get());
+				return true;
+			});
+		return result.get();
 	}
 
 	private static long calls(Properties commandStats, String command) {

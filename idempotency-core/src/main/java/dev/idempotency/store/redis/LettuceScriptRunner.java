@@ -19,9 +19,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Runs scripts straight on the native connection that a {@link LettuceConnectionFactory}
- * shares between all of its connections (Boot's default), the same connection a
- * {@code RedisTemplate} would send them on.
+ * Runs scripts straight on one native Lettuce connection: the one a
+ * {@link LettuceConnectionFactory} shares between all of its connections (Boot's
+ * default), the same connection a {@code RedisTemplate} would send them on, or else one
+ * dedicated connection that this runner takes from the factory and keeps. Either way,
+ * scripts sent without waiting ({@link #runAsync}) are pipelined on it.
  * <p>
  * Taking a connection from the factory for every script takes a lock and builds a
  * {@link LettuceConnection} that is thrown away after one command. The shared connection
@@ -31,7 +33,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * the one looked up again: it never reached Redis. The shared connection is never in a
  * transaction of the application's: the factory runs those on dedicated connections.
  */
-final class SharedLettuceScriptRunner implements ScriptRunner {
+final class LettuceScriptRunner implements ScriptRunner {
 
 	// Lettuce's message for a command refused before it was written (DefaultEndpoint)
 	private static final String CLOSED = "Connection is closed";
@@ -42,13 +44,16 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 
 	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
 
-	SharedLettuceScriptRunner(RedisConnectionFactory connectionFactory) {
+	// The dedicated connection behind commands, when the factory shares none
+	private volatile @Nullable RedisConnection dedicated;
+
+	LettuceScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = (LettuceConnectionFactory) connectionFactory;
 		this.timeoutNanos = this.connectionFactory.getClientConfiguration().getCommandTimeout().toNanos();
 	}
 
 	static boolean canRunOn(RedisConnectionFactory connectionFactory) {
-		return connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
+		return connectionFactory instanceof LettuceConnectionFactory;
 	}
 
 	@Override
@@ -60,7 +65,7 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 			if (ex instanceof RedisCommandExecutionException) {
 				throw ex;
 			}
-			this.commands = null;
+			reset();
 			if (!(ex instanceof RedisException) || !CLOSED.equals(ex.getMessage())) {
 				throw ex;
 			}
@@ -107,7 +112,7 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 					return commands.<T>eval(script.getScriptAsString(), type, keys, args).toCompletableFuture();
 				}
 				if (!(cause instanceof RedisCommandExecutionException)) {
-					this.commands = null;
+					reset();
 				}
 				return CompletableFuture.failedFuture(cause);
 			});
@@ -123,12 +128,36 @@ final class SharedLettuceScriptRunner implements ScriptRunner {
 	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = this.commands;
 		if (commands == null) {
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
-				commands = ((LettuceConnection) connection).getNativeConnection();
+			synchronized (this) {
+				commands = this.commands;
+				if (commands == null) {
+					RedisConnection connection = this.connectionFactory.getConnection();
+					commands = ((LettuceConnection) connection).getNativeConnection();
+					if (this.connectionFactory.getShareNativeConnection()) {
+						connection.close();
+					}
+					else {
+						this.dedicated = connection;
+					}
+					this.commands = commands;
+				}
 			}
-			this.commands = commands;
 		}
 		return commands;
+	}
+
+	private synchronized void reset() {
+		this.commands = null;
+		RedisConnection dedicated = this.dedicated;
+		this.dedicated = null;
+		if (dedicated != null) {
+			try {
+				dedicated.close();
+			}
+			catch (RuntimeException ex) {
+				// Already broken: that is why it is being replaced
+			}
+		}
 	}
 
 	private <T> T await(RedisFuture<T> reply) {
