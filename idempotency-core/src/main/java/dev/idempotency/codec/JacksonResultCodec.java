@@ -21,6 +21,11 @@ import org.springframework.util.Assert;
  * nothing and replays {@code null}.
  *
  * <p>
+ * {@link ResultCodec.TypedCodec#encode(Object, long)} writes into a buffer that refuses
+ * to grow past the limit, so an oversized result is abandoned after at most the limit
+ * plus one chunk of Jackson's output buffer, never encoded whole.
+ *
+ * <p>
  * Records and other types built through a properties-based constructor are decoded
  * exactly as the mapper would decode them, only with their constructor called through a
  * method handle prepared once per type (see {@code ConstructorCreatorModule}).
@@ -28,9 +33,9 @@ import org.springframework.util.Assert;
  * <p>
  * {@code encode} and {@code decode} throw Jackson's {@code JacksonException} (a
  * {@link RuntimeException}) for a value that cannot be written, such as one whose getter
- * throws or that nests itself, and for bytes that do not match the type. {@code null}
- * round-trips as {@code null}; an empty {@code Optional} round-trips as an empty
- * {@code Optional}.
+ * throws or that nests itself, and for bytes that do not match the type; an {@link Error}
+ * thrown by a getter propagates unchanged. {@code null} round-trips as {@code null}; an
+ * empty {@code Optional} round-trips as an empty {@code Optional}.
  */
 public class JacksonResultCodec implements ResultCodec {
 

@@ -31,9 +31,34 @@ final class JacksonTypedCodec implements ResultCodec.TypedCodec {
 	}
 
 	@Override
+	public byte[] encode(@Nullable Object value, long maxBytes) {
+		Assert.isTrue(maxBytes >= 0, "'maxBytes' must not be negative");
+		LimitedOutputStream output = new LimitedOutputStream(maxBytes);
+		try {
+			this.writer.writeValue(output, value);
+		}
+		catch (RuntimeException ex) {
+			throw tooLargeOr(output, ex);
+		}
+		// A serializer that caught the exception must not pass off a truncated encoding
+		ResultTooLargeException overflow = output.overflow();
+		if (overflow != null) {
+			throw overflow;
+		}
+		return output.toByteArray();
+	}
+
+	@Override
 	public @Nullable Object decode(byte[] bytes) {
 		Assert.notNull(bytes, "'bytes' must not be null");
 		return this.reader.readValue(bytes);
+	}
+
+	// Jackson wraps what the stream throws in its own exception, with the path to the
+	// value being written; the limit is what the caller needs to know
+	private static RuntimeException tooLargeOr(LimitedOutputStream output, RuntimeException ex) {
+		ResultTooLargeException overflow = output.overflow();
+		return (overflow != null) ? overflow : ex;
 	}
 
 	@Override

@@ -34,6 +34,28 @@ public interface ResultCodec {
 		byte[] encode(@Nullable Object value);
 
 		/**
+		 * Encode a value, giving up as soon as its encoding exceeds {@code maxBytes}.
+		 * Called for every result stored, so an implementation should stop writing at the
+		 * limit rather than encode the whole value first: this default does the latter,
+		 * and suits only codecs whose encodings are small.
+		 * <p>
+		 * Whatever the value throws while it is encoded (an {@link Error} from a getter
+		 * included) propagates unchanged or wrapped, as {@link #encode(Object)} does.
+		 * @param value the value, possibly {@code null}
+		 * @param maxBytes the largest encoding accepted, in bytes
+		 * @return the encoded bytes, at most {@code maxBytes} of them
+		 * @throws ResultTooLargeException when the encoding exceeds {@code maxBytes}
+		 * @throws RuntimeException when the value cannot be encoded
+		 */
+		default byte[] encode(@Nullable Object value, long maxBytes) {
+			byte[] bytes = encode(value);
+			if (bytes.length > maxBytes) {
+				throw new ResultTooLargeException(maxBytes);
+			}
+			return bytes;
+		}
+
+		/**
 		 * Decode bytes produced by {@link #encode}.
 		 * @param bytes the encoded bytes
 		 * @return the value, possibly {@code null}
