@@ -16,9 +16,12 @@ import org.springframework.util.Assert;
  * application configured, so stored JSON can never choose a class: a {@code "@class"}
  * property or a type-id array is ignored or fails decoding, never instantiated.
  * {@link #forType} resolves the type once and rejects {@code Object}, unresolved type
- * variables, unbounded wildcards and raw generic types with an
- * {@link IllegalArgumentException}. {@code void} and {@code Void} get a codec that stores
- * nothing and replays {@code null}.
+ * variables, unbounded wildcards, raw generic types, and interfaces and abstract classes
+ * that could not be decoded to the class a value had (no {@code @JsonTypeInfo}, and no
+ * deserializer of Jackson's or the application's), as the whole type or as the element
+ * type of a container, with an {@link IllegalArgumentException} that names the type and
+ * the reason. {@code void} and {@code Void} get a codec that stores nothing and replays
+ * {@code null}.
  *
  * <p>
  * {@link ResultCodec.TypedCodec#encode(Object, long)} writes into a buffer that refuses
@@ -67,7 +70,7 @@ public class JacksonResultCodec implements ResultCodec {
 		if (VoidCodec.isVoid(type.resolve())) {
 			return VoidCodec.INSTANCE;
 		}
-		JavaType javaType = this.typeResolver.resolve(type);
+		JavaType javaType = this.typeResolver.resolve(type, new DecodingIntrospector(this.mapper));
 		// Stored bytes count against max-result-size: never pretty-print them
 		return new JacksonTypedCodec(javaType, this.mapper.readerFor(javaType),
 				this.mapper.writerFor(javaType).without(SerializationFeature.INDENT_OUTPUT));

@@ -16,7 +16,8 @@ public interface ResultCodec {
 	 * @param type the declared (generic) result type
 	 * @return a codec for values of that type
 	 * @throws IllegalArgumentException when values of the type cannot be replayed safely,
-	 * such as {@code Object}
+	 * such as {@code Object}, or an interface whose values could not be decoded to their
+	 * own classes; the message names the type and the reason
 	 */
 	TypedCodec forType(ResolvableType type);
 
