@@ -60,6 +60,18 @@ final class DecodingIntrospector {
 	}
 
 	/**
+	 * Whether the mapper decodes the type as a bean of exactly its declared class, with
+	 * Jackson's own bean deserializer: an instance of a subclass would be replayed as an
+	 * instance of the declared class. A class with a deserializer of its own is trusted
+	 * to build what it should.
+	 * @param type the type
+	 * @return whether a subclass instance would lose its class on replay
+	 */
+	boolean decodesAsDeclaredClass(JavaType type) {
+		return deserializer(type) instanceof BeanDeserializerBase bean && bean.handledType() == type.getRawClass();
+	}
+
+	/**
 	 * Return the type of the values Jackson decodes inside a container: the elements of
 	 * an array or collection, the values of a map, the content of an {@code Optional} or
 	 * other reference type.

@@ -24,6 +24,15 @@ import org.springframework.util.Assert;
  * {@code null}.
  *
  * <p>
+ * A value whose class is a strict subclass of the concrete class declared for it, as the
+ * result or inside a returned collection, array, map or {@code Optional}, would replay as
+ * the declared class with the subclass's fields dropped: encoding it throws
+ * {@link UnreplayableResultException}. Only the parts of a declared type that can hold
+ * such a value are checked, as prepared once by {@link #forType}: nothing for final
+ * classes, records, enums, or classes with type information or a deserializer of their
+ * own.
+ *
+ * <p>
  * {@link ResultCodec.TypedCodec#encode(Object, long)} writes into a buffer that refuses
  * to grow past the limit, so an oversized result is abandoned after at most the limit
  * plus one chunk of Jackson's output buffer, never encoded whole.
@@ -70,10 +79,12 @@ public class JacksonResultCodec implements ResultCodec {
 		if (VoidCodec.isVoid(type.resolve())) {
 			return VoidCodec.INSTANCE;
 		}
-		JavaType javaType = this.typeResolver.resolve(type, new DecodingIntrospector(this.mapper));
+		DecodingIntrospector introspector = new DecodingIntrospector(this.mapper);
+		JavaType javaType = this.typeResolver.resolve(type, introspector);
 		// Stored bytes count against max-result-size: never pretty-print them
 		return new JacksonTypedCodec(javaType, this.mapper.readerFor(javaType),
-				this.mapper.writerFor(javaType).without(SerializationFeature.INDENT_OUTPUT));
+				this.mapper.writerFor(javaType).without(SerializationFeature.INDENT_OUTPUT),
+				SubclassCheck.forType(javaType, introspector));
 	}
 
 }

@@ -30,6 +30,8 @@ public interface ResultCodec {
 		 * Encode a value.
 		 * @param value the value, possibly {@code null}
 		 * @return the encoded bytes
+		 * @throws UnreplayableResultException when the value would not decode to what it
+		 * is, such as an instance of a subclass of the declared class
 		 * @throws RuntimeException when the value cannot be encoded
 		 */
 		byte[] encode(@Nullable Object value);
@@ -46,6 +48,8 @@ public interface ResultCodec {
 		 * @param maxBytes the largest encoding accepted, in bytes
 		 * @return the encoded bytes, at most {@code maxBytes} of them
 		 * @throws ResultTooLargeException when the encoding exceeds {@code maxBytes}
+		 * @throws UnreplayableResultException when the value would not decode to what it
+		 * is, such as an instance of a subclass of the declared class
 		 * @throws RuntimeException when the value cannot be encoded
 		 */
 		default byte[] encode(@Nullable Object value, long maxBytes) {
