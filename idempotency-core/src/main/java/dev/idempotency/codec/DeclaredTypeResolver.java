@@ -19,6 +19,24 @@ import org.springframework.core.ResolvableType;
  * {@code Object} as a type argument ({@code Map<String, Object>}) is accepted: it decodes
  * to plain JSON values (maps, lists, strings, numbers, booleans) and, since typing is
  * never enabled, never to a class named by the stored data.
+ * <p>
+ * Also rejected: an interface or abstract class (sealed or not), as the whole type or as
+ * the element, value or content type of an array, collection, map or {@code Optional}, at
+ * any depth, without polymorphic type information ({@code @JsonTypeInfo} on it, a
+ * supertype or a mix-in) and that the codec's mapper does not decode itself, with a
+ * default implementation (as {@code ArrayList} is for {@code List}), a deserializer (as
+ * for {@code Number}, {@code CharSequence} or {@code JsonNode}, or one an application
+ * registers) or a creator of the type's own. "Jackson builds it itself" is thus asked of
+ * the mapper, not of a list: the containers and JDK types it decodes stay accepted
+ * exactly as before; an application's own abstract type is accepted once it says how its
+ * subtypes are told apart; and JDK interfaces it cannot decode at all ({@code Iterator},
+ * {@code Comparable}, {@code Temporal}), whose every replay would fail, are rejected too.
+ * <p>
+ * An abstract-type mapping or {@code @JsonDeserialize(as = …)} to one implementation is
+ * not enough: every value would replay as that implementation, and a value returned as
+ * the whole result is written by the declared type's serializer, with only the properties
+ * the abstract type declares. Type arguments of other generic classes, map keys and bean
+ * properties are not inspected.
  */
 final class DeclaredTypeResolver {
 
@@ -31,15 +49,18 @@ final class DeclaredTypeResolver {
 	/**
 	 * Resolve a declared type.
 	 * @param declared the declared type
+	 * @param introspector how the codec's mapper decodes types
 	 * @return the Jackson type
 	 * @throws IllegalArgumentException when values of the type cannot be replayed safely
 	 */
-	JavaType resolve(ResolvableType declared) {
+	JavaType resolve(ResolvableType declared, DecodingIntrospector introspector) {
 		if (declared.resolve() == Object.class) {
 			throw new IllegalArgumentException(
 					"declared return type Object cannot be replayed safely; declare a concrete type");
 		}
-		return toJavaType(declared, declared);
+		JavaType type = toJavaType(declared, declared);
+		requireBuildable(type, declared, introspector);
+		return type;
 	}
 
 	private JavaType toJavaType(ResolvableType type, ResolvableType declared) {
@@ -69,6 +90,31 @@ final class DeclaredTypeResolver {
 		return this.typeFactory.constructParametricType(resolved, arguments);
 	}
 
+	private static void requireBuildable(JavaType type, ResolvableType declared, DecodingIntrospector introspector) {
+		JavaType content = DecodingIntrospector.contentType(type);
+		if (content != null) {
+			requireBuildable(content, declared, introspector);
+			return;
+		}
+		Class<?> raw = type.getRawClass();
+		if (DecodingIntrospector.isAbstract(raw) && !introspector.hasTypeInformation(type)
+				&& introspector.cannotRestoreClass(type)) {
+			String advice = isJdkType(raw) ? "" : ", or add @JsonTypeInfo to " + raw.getName();
+			throw unsafe(declared, raw.getName() + " is " + kind(raw) + " without polymorphic type information, "
+					+ "so a replay could not restore the class the method returned", advice);
+		}
+	}
+
+	private static boolean isJdkType(Class<?> type) {
+		String name = type.getName();
+		return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.");
+	}
+
+	private static String kind(Class<?> type) {
+		String kind = type.isInterface() ? "interface" : "abstract class";
+		return (type.isSealed() ? "a sealed " : "an ") + kind;
+	}
+
 	/**
 	 * Whether a type is a type variable the implementation class leaves unresolved, or a
 	 * wildcard without bounds. {@code ResolvableType.resolve()} cannot tell: it falls
@@ -85,8 +131,12 @@ final class DeclaredTypeResolver {
 	}
 
 	private static IllegalArgumentException unsafe(ResolvableType declared, String reason) {
+		return unsafe(declared, reason, "");
+	}
+
+	private static IllegalArgumentException unsafe(ResolvableType declared, String reason, String moreAdvice) {
 		return new IllegalArgumentException("declared return type " + declared.getType().getTypeName()
-				+ " cannot be replayed safely: " + reason + "; declare a concrete type");
+				+ " cannot be replayed safely: " + reason + "; declare a concrete type" + moreAdvice);
 	}
 
 }

@@ -1,36 +1,56 @@
 package dev.idempotency.codec;
 
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.StreamWriteFeature;
-import tools.jackson.databind.MapperFeature;
-import tools.jackson.databind.ObjectWriter;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.cfg.JsonNodeFeature;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.util.Assert;
 
 /**
  * {@link PayloadFingerprinter} that returns the SHA-256 digest (32 bytes) of a payload's
- * canonical JSON: map entries and {@code JsonNode} properties ordered by key, bean and
- * record properties ordered by name, no whitespace, no type ids. Equal payloads, such as
- * maps filled in a different order or records with equal components, get equal
- * fingerprints on every JVM that uses an equally configured mapper.
+ * canonical JSON, so that the same request sent again, even re-serialised differently by
+ * its client, gets the same fingerprint, and a different request a different one.
  *
  * <p>
- * A {@code null} payload is fingerprinted as {@code null}. A payload that cannot be
- * written as JSON makes {@link #fingerprint} throw Jackson's {@code JacksonException}.
- * Collections are written in their iteration order, so a {@code HashSet} is only as
- * canonical as its iteration order.
+ * The payload is first written as a JSON tree by the application's mapper (its modules,
+ * naming strategy and property annotations apply; default typing never does, so no type
+ * ids). The tree is then written canonically:
+ * <ul>
+ * <li><b>Objects</b> (beans, records, maps, {@code JsonNode} objects) have their
+ * properties sorted by name, whatever the declaration order, {@code @JsonPropertyOrder}
+ * or map iteration order.</li>
+ * <li><b>Strings</b>, values and property names, are compared in Unicode Normalization
+ * Form C: {@code "e\u0301"} (e and a combining accent) and {@code "\u00e9"} (é) are
+ * equal; case and everything else still count.</li>
+ * <li><b>Numbers</b> compare by value, whatever their Java type or spelling: {@code 1},
+ * {@code 1.0}, {@code 1.00}, {@code 1e0}, {@code Integer} 1, {@code Double} 1.0 and
+ * {@code BigDecimal} 1.00 are equal. A {@code float} or {@code double} counts as its
+ * shortest decimal representation ({@code 0.1}, not the binary fraction nearest to it),
+ * so a {@code double} 0.1 equals a {@code BigDecimal} 0.1. {@code NaN} and the infinities
+ * count as the strings Jackson writes for them. A number the mapper writes as a string
+ * (through {@code @JsonFormat(shape = STRING)}, say) is a string.</li>
+ * <li><b>Arrays and collections</b> keep their order: {@code [1,2]} and {@code [2,1]}
+ * differ, and a {@code HashSet} is only as canonical as its iteration order.</li>
+ * <li>{@code null} is fingerprinted as JSON {@code null}; a missing property and a
+ * property whose value is {@code null} differ unless the mapper leaves out nulls.</li>
+ * </ul>
+ * Payloads that are equal by these rules get equal fingerprints on every JVM that uses an
+ * equally configured mapper. A payload that cannot be written as JSON makes
+ * {@link #fingerprint} throw Jackson's {@code JacksonException}, or an
+ * {@link IllegalArgumentException} for a value the mapper embeds as an object.
  */
 public class JacksonPayloadFingerprinter implements PayloadFingerprinter {
 
 	private static final String ALGORITHM = "SHA-256";
 
-	private final ObjectWriter writer;
+	private final JsonMapper mapper;
+
+	private final CanonicalJsonWriter writer;
 
 	/**
 	 * Create a fingerprinter with a default {@link JsonMapper}.
@@ -40,32 +60,22 @@ public class JacksonPayloadFingerprinter implements PayloadFingerprinter {
 	}
 
 	/**
-	 * Create a fingerprinter that writes payloads with the application's mapper, made
-	 * canonical.
-	 * @param mapper the mapper to derive the canonical mapper from
+	 * Create a fingerprinter that writes payloads with the application's mapper, then
+	 * makes them canonical.
+	 * @param mapper the mapper to derive the fingerprinter's mapper from
 	 */
 	public JacksonPayloadFingerprinter(JsonMapper mapper) {
 		Assert.notNull(mapper, "'mapper' must not be null");
-		JsonMapper canonical = mapper.rebuild()
-			.enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
-			// Every record component is a creator property: sorting them first would keep
-			// declaration order
-			.disable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
-			.enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-			.enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
-			.disable(SerializationFeature.INDENT_OUTPUT)
-			// Double.toString prints some values differently before JDK 19; Jackson's
-			// writer prints the same shortest digits on every JDK
-			.enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
-			// A type id would tie the fingerprint to class names
-			.deactivateDefaultTyping()
-			.build();
-		this.writer = canonical.writer();
+		// A type id would tie the fingerprint to class names
+		this.mapper = mapper.rebuild().deactivateDefaultTyping().build();
+		this.writer = new CanonicalJsonWriter(this.mapper);
 	}
 
 	@Override
 	public byte[] fingerprint(@Nullable Object payload) {
-		return sha256(canonicalJson(payload));
+		MessageDigest digest = sha256();
+		this.writer.write(tree(payload), new DigestingOutputStream(digest));
+		return digest.digest();
 	}
 
 	/**
@@ -74,17 +84,46 @@ public class JacksonPayloadFingerprinter implements PayloadFingerprinter {
 	 * @return the UTF-8 bytes of its canonical JSON
 	 */
 	byte[] canonicalJson(@Nullable Object payload) {
-		return this.writer.writeValueAsBytes(payload);
+		ByteArrayOutputStream output = new ByteArrayOutputStream();
+		this.writer.write(tree(payload), output);
+		return output.toByteArray();
 	}
 
-	private static byte[] sha256(byte[] bytes) {
+	private JsonNode tree(@Nullable Object payload) {
+		return (payload instanceof JsonNode node) ? node : this.mapper.valueToTree(payload);
+	}
+
+	private static MessageDigest sha256() {
 		try {
 			// A new digest per call: cheap, and nothing to share between threads
-			return MessageDigest.getInstance(ALGORITHM).digest(bytes);
+			return MessageDigest.getInstance(ALGORITHM);
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException(ALGORITHM + " is required of every Java platform", ex);
 		}
+	}
+
+	/**
+	 * Feeds what is written to a digest, so the canonical JSON is never kept.
+	 */
+	private static final class DigestingOutputStream extends OutputStream {
+
+		private final MessageDigest digest;
+
+		DigestingOutputStream(MessageDigest digest) {
+			this.digest = digest;
+		}
+
+		@Override
+		public void write(int b) {
+			this.digest.update((byte) b);
+		}
+
+		@Override
+		public void write(byte[] bytes, int offset, int length) {
+			this.digest.update(bytes, offset, length);
+		}
+
 	}
 
 }

@@ -16,9 +16,26 @@ import org.springframework.util.Assert;
  * application configured, so stored JSON can never choose a class: a {@code "@class"}
  * property or a type-id array is ignored or fails decoding, never instantiated.
  * {@link #forType} resolves the type once and rejects {@code Object}, unresolved type
- * variables, unbounded wildcards and raw generic types with an
- * {@link IllegalArgumentException}. {@code void} and {@code Void} get a codec that stores
- * nothing and replays {@code null}.
+ * variables, unbounded wildcards, raw generic types, and interfaces and abstract classes
+ * that could not be decoded to the class a value had (no {@code @JsonTypeInfo}, and no
+ * deserializer of Jackson's or the application's), as the whole type or as the element
+ * type of a container, with an {@link IllegalArgumentException} that names the type and
+ * the reason. {@code void} and {@code Void} get a codec that stores nothing and replays
+ * {@code null}.
+ *
+ * <p>
+ * A value whose class is a strict subclass of the concrete class declared for it, as the
+ * result or inside a returned collection, array, map or {@code Optional}, would replay as
+ * the declared class with the subclass's fields dropped: encoding it throws
+ * {@link UnreplayableResultException}. Only the parts of a declared type that can hold
+ * such a value are checked, as prepared once by {@link #forType}: nothing for final
+ * classes, records, enums, or classes with type information or a deserializer of their
+ * own.
+ *
+ * <p>
+ * {@link ResultCodec.TypedCodec#encode(Object, long)} writes into a buffer that refuses
+ * to grow past the limit, so an oversized result is abandoned after at most the limit
+ * plus one chunk of Jackson's output buffer, never encoded whole.
  *
  * <p>
  * Records and other types built through a properties-based constructor are decoded
@@ -28,9 +45,9 @@ import org.springframework.util.Assert;
  * <p>
  * {@code encode} and {@code decode} throw Jackson's {@code JacksonException} (a
  * {@link RuntimeException}) for a value that cannot be written, such as one whose getter
- * throws or that nests itself, and for bytes that do not match the type. {@code null}
- * round-trips as {@code null}; an empty {@code Optional} round-trips as an empty
- * {@code Optional}.
+ * throws or that nests itself, and for bytes that do not match the type; an {@link Error}
+ * thrown by a getter propagates unchanged. {@code null} round-trips as {@code null}; an
+ * empty {@code Optional} round-trips as an empty {@code Optional}.
  */
 public class JacksonResultCodec implements ResultCodec {
 
@@ -62,10 +79,12 @@ public class JacksonResultCodec implements ResultCodec {
 		if (VoidCodec.isVoid(type.resolve())) {
 			return VoidCodec.INSTANCE;
 		}
-		JavaType javaType = this.typeResolver.resolve(type);
+		DecodingIntrospector introspector = new DecodingIntrospector(this.mapper);
+		JavaType javaType = this.typeResolver.resolve(type, introspector);
 		// Stored bytes count against max-result-size: never pretty-print them
 		return new JacksonTypedCodec(javaType, this.mapper.readerFor(javaType),
-				this.mapper.writerFor(javaType).without(SerializationFeature.INDENT_OUTPUT));
+				this.mapper.writerFor(javaType).without(SerializationFeature.INDENT_OUTPUT),
+				SubclassCheck.forType(javaType, introspector));
 	}
 
 }

@@ -16,7 +16,8 @@ public interface ResultCodec {
 	 * @param type the declared (generic) result type
 	 * @return a codec for values of that type
 	 * @throws IllegalArgumentException when values of the type cannot be replayed safely,
-	 * such as {@code Object}
+	 * such as {@code Object}, or an interface whose values could not be decoded to their
+	 * own classes; the message names the type and the reason
 	 */
 	TypedCodec forType(ResolvableType type);
 
@@ -29,16 +30,26 @@ public interface ResultCodec {
 		 * Encode a value.
 		 * @param value the value, possibly {@code null}
 		 * @return the encoded bytes
+		 * @throws UnreplayableResultException when the value would not decode to what it
+		 * is, such as an instance of a subclass of the declared class
 		 * @throws RuntimeException when the value cannot be encoded
 		 */
 		byte[] encode(@Nullable Object value);
 
 		/**
-		 * Encode a value, giving up as soon as the encoding passes a size.
+		 * Encode a value, giving up as soon as its encoding exceeds {@code maxBytes}.
+		 * Called for every result stored, so an implementation should stop writing at the
+		 * limit rather than encode the whole value first: this default does the latter,
+		 * and suits only codecs whose encodings are small.
+		 * <p>
+		 * Whatever the value throws while it is encoded (an {@link Error} from a getter
+		 * included) propagates unchanged or wrapped, as {@link #encode(Object)} does.
 		 * @param value the value, possibly {@code null}
-		 * @param maxBytes the most bytes the encoding may take
-		 * @return the encoded bytes
-		 * @throws ResultTooLargeException when the encoding would take more
+		 * @param maxBytes the largest encoding accepted, in bytes
+		 * @return the encoded bytes, at most {@code maxBytes} of them
+		 * @throws ResultTooLargeException when the encoding exceeds {@code maxBytes}
+		 * @throws UnreplayableResultException when the value would not decode to what it
+		 * is, such as an instance of a subclass of the declared class
 		 * @throws RuntimeException when the value cannot be encoded
 		 */
 		default byte[] encode(@Nullable Object value, long maxBytes) {

@@ -1,28 +1,29 @@
 package dev.idempotency.codec;
 
 /**
- * An encoded result would pass the size limit given to
- * {@link ResultCodec.TypedCodec#encode(Object, long)}.
+ * Thrown by {@link ResultCodec.TypedCodec#encode(Object, long)} when a result's encoding
+ * exceeds the size it was allowed. The encoding is abandoned as soon as it passes the
+ * limit, so a result too large to store is never held in memory whole.
  */
 public class ResultTooLargeException extends RuntimeException {
 
-	private final long limit;
+	private final long maxBytes;
 
 	/**
-	 * Create an exception for a limit.
-	 * @param limit the limit, in bytes
+	 * Create an exception for a result whose encoding exceeded a limit.
+	 * @param maxBytes the number of bytes the encoding was allowed
 	 */
-	public ResultTooLargeException(long limit) {
-		super("encoded result exceeds " + limit + " bytes");
-		this.limit = limit;
+	public ResultTooLargeException(long maxBytes) {
+		super("encoded result exceeds " + maxBytes + " bytes");
+		this.maxBytes = maxBytes;
 	}
 
 	/**
-	 * Return the limit that was passed.
-	 * @return the limit, in bytes
+	 * Return the number of bytes the encoding was allowed.
+	 * @return the limit that was exceeded
 	 */
-	public long getLimit() {
-		return this.limit;
+	public long getMaxBytes() {
+		return this.maxBytes;
 	}
 
 }

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.codec.ResultCodec.TypedCodec;
 import dev.idempotency.codec.ResultTooLargeException;
+import dev.idempotency.codec.UnreplayableResultException;
 import dev.idempotency.store.StoredResult;
 
 /**
@@ -49,6 +50,11 @@ final class ResultEncoder {
 			return new Encoded(StoredResult.unreplayable(
 					"its encoded result exceeds idempotency.max-result-size of " + this.maxResultSize + " bytes"),
 					null);
+		}
+		catch (UnreplayableResultException ex) {
+			logger.warn(attempt + " completed, but " + ex.getMessage()
+					+ "; duplicates will get IdempotencyReplayException");
+			return new Encoded(StoredResult.unreplayable(ex.getMessage()), null);
 		}
 		catch (Throwable ex) {
 			// An Error too (an assertion in a getter, a class missing at run time, memory

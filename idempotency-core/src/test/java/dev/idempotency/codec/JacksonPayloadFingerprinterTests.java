@@ -1,5 +1,7 @@
 package dev.idempotency.codec;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -7,7 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonRawValue;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -81,7 +86,113 @@ class JacksonPayloadFingerprinterTests {
 	@Test
 	void doublesAreWrittenTheSameOnEveryJdk() {
 		// Double.toString gives 1.9999999999999998E23 before JDK 19
-		assertThat(canonicalJson(List.of(2.0E23, 0.1))).isEqualTo("[2.0E23,0.1]");
+		assertThat(canonicalJson(List.of(2.0E23, 0.1))).isEqualTo("[2E+23,0.1]");
+	}
+
+	@Test
+	void numbersOfEqualValueHaveEqualFingerprints() {
+		List<Object> ones = List.of(1, 1L, (short) 1, 1.0, 1.0f, BigInteger.ONE, new BigDecimal("1.00"),
+				new BigDecimal("1E0"), new BigDecimal("0.1E1"), tree("1"), tree("1.0"), tree("1.00"), tree("1e0"),
+				tree("10e-1"));
+		for (Object one : ones) {
+			assertThat(canonicalJson(one)).as("%s (%s)", one, one.getClass().getSimpleName()).isEqualTo("1");
+		}
+		assertThat(this.fingerprinter.fingerprint(Map.of("amount", 12.5)))
+			.isEqualTo(this.fingerprinter.fingerprint(Map.of("amount", new BigDecimal("12.50"))))
+			.isEqualTo(this.fingerprinter.fingerprint(tree("{\"amount\":1.25e1}")));
+	}
+
+	@Test
+	void floatingPointNumbersCountAsTheirShortestDecimal() {
+		assertThat(canonicalJson(0.1)).isEqualTo("0.1");
+		assertThat(this.fingerprinter.fingerprint(0.1)).isEqualTo(this.fingerprinter.fingerprint(new BigDecimal("0.1")))
+			.isEqualTo(this.fingerprinter.fingerprint(0.1f))
+			.isEqualTo(this.fingerprinter.fingerprint(tree("0.100")));
+		assertThat(this.fingerprinter.fingerprint(0.1))
+			.isNotEqualTo(this.fingerprinter.fingerprint(new BigDecimal(0.1)));
+	}
+
+	@Test
+	void largeAndSmallNumbersAreWrittenByValue() {
+		assertThat(canonicalJson(
+				List.of(1250, 1.25e3, -0.0, Long.MIN_VALUE, 1e20, 1e21, new BigDecimal("1e21"), BigInteger.TEN.pow(21),
+						new BigDecimal("0.000001"), new BigDecimal("1e-7"), new BigDecimal("-12.3400"))))
+			.isEqualTo("[1250,1250,0,-9223372036854775808,100000000000000000000,1E+21,1E+21,1E+21,0.000001,1E-7,"
+					+ "-12.34]");
+	}
+
+	@Test
+	void hugeExponentIsNotWrittenOut() {
+		assertThat(canonicalJson(new BigDecimal("1e1000000"))).isEqualTo("1E+1000000");
+		assertThat(canonicalJson(new BigDecimal("1e-1000000"))).isEqualTo("1E-1000000");
+	}
+
+	@Test
+	void notANumberAndInfinitiesAreWrittenAsJacksonWritesThem() {
+		assertThat(canonicalJson(List.of(Double.NaN, Double.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY)))
+			.isEqualTo("[\"NaN\",\"Infinity\",\"-Infinity\"]");
+	}
+
+	@Test
+	void differentNumbersHaveDifferentFingerprints() {
+		assertThat(this.fingerprinter.fingerprint(1)).isNotEqualTo(this.fingerprinter.fingerprint(2));
+		assertThat(this.fingerprinter.fingerprint(1)).isNotEqualTo(this.fingerprinter.fingerprint(1.5));
+		assertThat(this.fingerprinter.fingerprint(1)).isNotEqualTo(this.fingerprinter.fingerprint("1"));
+		assertThat(this.fingerprinter.fingerprint(0.1)).isNotEqualTo(this.fingerprinter.fingerprint(0.2));
+		assertThat(this.fingerprinter.fingerprint(new BigDecimal("1e21")))
+			.isNotEqualTo(this.fingerprinter.fingerprint(new BigDecimal("1e22")));
+	}
+
+	@Test
+	void stringsAreComparedInNormalizationFormC() {
+		String decomposed = "caf\u0065\u0301";
+		String composed = "caf\u00e9";
+		assertThat(this.fingerprinter.fingerprint(decomposed)).isEqualTo(this.fingerprinter.fingerprint(composed));
+		assertThat(canonicalJson(decomposed)).isEqualTo("\"" + composed + "\"");
+		assertThat(this.fingerprinter.fingerprint(Map.of(decomposed, 1)))
+			.isEqualTo(this.fingerprinter.fingerprint(Map.of(composed, 1)));
+		assertThat(this.fingerprinter.fingerprint("a")).isNotEqualTo(this.fingerprinter.fingerprint("A"));
+		assertThat(this.fingerprinter.fingerprint(Map.of("a", 1)))
+			.isNotEqualTo(this.fingerprinter.fingerprint(Map.of("A", 1)));
+	}
+
+	@Test
+	void propertiesAreSortedByTheirNormalizedNames() {
+		Map<String, Integer> first = new LinkedHashMap<>();
+		first.put("e\u0301", 1);
+		first.put("f", 2);
+		first.put("d", 3);
+		assertThat(canonicalJson(first)).isEqualTo("{\"d\":3,\"f\":2,\"\u00e9\":1}");
+	}
+
+	@Test
+	void requestReserialisedByItsClientHasTheSameFingerprint() {
+		JsonMapper mapper = JsonMapper.builder().build();
+		String sent = "{\"payer\":\"Ren\u00e9e\",\"amount\":12.5,\"items\":[{\"sku\":\"A-1\",\"qty\":2}]}";
+		String resent = "{ \"items\": [ { \"qty\": 2.0, \"sku\": \"A-1\" } ],\n \"amount\": 1.250E1, "
+				+ "\"payer\": \"Rene\u0301e\" }";
+		assertThat(this.fingerprinter.fingerprint(mapper.readValue(resent, Map.class)))
+			.isEqualTo(this.fingerprinter.fingerprint(mapper.readValue(sent, Map.class)))
+			.isEqualTo(this.fingerprinter.fingerprint(mapper.readTree(resent)))
+			.isEqualTo(this.fingerprinter.fingerprint(mapper.readValue(sent, Order.class)));
+		assertThat(canonicalJson(mapper.readTree(resent)))
+			.isEqualTo("{\"amount\":12.5,\"items\":[{\"qty\":2,\"sku\":\"A-1\"}],\"payer\":\"Ren\u00e9e\"}");
+	}
+
+	@Test
+	void declaredPropertyOrderDoesNotCount() {
+		assertThat(canonicalJson(new Reordered())).isEqualTo("{\"from\":\"a\",\"to\":\"b\"}");
+	}
+
+	@Test
+	void rawJsonPropertyIsMadeCanonicalToo() {
+		assertThat(canonicalJson(new WithRawJson("{\"b\": 1.0, \"a\": \"e\u0301\"}")))
+			.isEqualTo("{\"json\":{\"a\":\"\u00e9\",\"b\":1}}");
+	}
+
+	@Test
+	void bytesAreWrittenInBase64() {
+		assertThat(canonicalJson(Map.of("data", new byte[] { 1, 2, 3 }))).isEqualTo("{\"data\":\"AQID\"}");
 	}
 
 	@Test
@@ -101,6 +212,10 @@ class JacksonPayloadFingerprinterTests {
 
 	private String canonicalJson(Object payload) {
 		return new String(this.fingerprinter.canonicalJson(payload), StandardCharsets.UTF_8);
+	}
+
+	private static JsonNode tree(String json) {
+		return JsonMapper.builder().build().readTree(json);
 	}
 
 	private String hex(Object payload) {
@@ -124,6 +239,28 @@ class JacksonPayloadFingerprinterTests {
 			return "a";
 		}
 
+	}
+
+	record Order(String payer, BigDecimal amount, List<Item> items) {
+	}
+
+	record Item(String sku, int qty) {
+	}
+
+	@JsonPropertyOrder({ "to", "from" })
+	static class Reordered {
+
+		public String getFrom() {
+			return "a";
+		}
+
+		public String getTo() {
+			return "b";
+		}
+
+	}
+
+	record WithRawJson(@JsonRawValue String json) {
 	}
 
 	static class Exploding {

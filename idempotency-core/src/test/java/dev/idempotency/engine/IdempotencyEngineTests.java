@@ -599,6 +599,23 @@ abstract class IdempotencyEngineTests {
 	}
 
 	@Test
+	void subclassResultCompletesUnreplayableInsteadOfLosingItsFields() throws Throwable {
+		Operation operation = operation(REJECT, Receipt.class);
+		AtomicInteger runs = new AtomicInteger();
+		Receipt first = (Receipt) call(operation, "k", () -> {
+			runs.incrementAndGet();
+			return new RefundReceipt();
+		});
+		assertThat(first).isInstanceOf(RefundReceipt.class);
+		assertThatExceptionOfType(IdempotencyReplayException.class)
+			.isThrownBy(() -> call(operation, "k", () -> runs.incrementAndGet()))
+			.withMessageContaining(RefundReceipt.class.getName())
+			.withMessageContaining("a subclass of the declared " + Receipt.class.getName());
+		assertThat(runs).hasValue(1);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
 	void transientFailureAtCompletionIsRetried() throws Throwable {
 		AtomicInteger failures = new AtomicInteger(3);
 		useStore(new ForwardingStore(this.store) {
@@ -761,6 +778,22 @@ abstract class IdempotencyEngineTests {
 			}
 		});
 		return result.get();
+	}
+
+	public static class Receipt {
+
+		public String getId() {
+			return "r-1";
+		}
+
+	}
+
+	public static class RefundReceipt extends Receipt {
+
+		public String getRefundedTo() {
+			return "card";
+		}
+
 	}
 
 	static final class Exploding {
