@@ -13,7 +13,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,10 +28,10 @@ import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.test.InProgress;
 import dev.idempotency.test.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
@@ -80,10 +79,11 @@ class CrashRecoveryTests {
 		assertThat(this.child.process.exitValue()).isEqualTo(128 + 9);
 
 		AtomicLong fence = new AtomicLong();
-		Object recovered = untilNotInProgress(() -> this.engine.execute(operation, this.key, null, () -> {
-			fence.set(IdempotencyContext.current().fence());
-			return "recovered";
-		}));
+		Object recovered = InProgress.retryUntilDone(DEADLINE,
+				() -> this.engine.execute(operation, this.key, null, () -> {
+					fence.set(IdempotencyContext.current().fence());
+					return "recovered";
+				}));
 		assertThat(recovered).isEqualTo("recovered");
 		assertThat(fence).hasValue(2);
 		assertThat(this.engine.execute(operation, this.key, null, () -> "again")).isEqualTo("recovered");
@@ -97,10 +97,11 @@ class CrashRecoveryTests {
 
 		signal("STOP", this.child.process.pid());
 		AtomicLong fence = new AtomicLong();
-		Object successor = untilNotInProgress(() -> this.engine.execute(operation, this.key, null, () -> {
-			fence.set(IdempotencyContext.current().fence());
-			return "successor's result";
-		}));
+		Object successor = InProgress.retryUntilDone(DEADLINE,
+				() -> this.engine.execute(operation, this.key, null, () -> {
+					fence.set(IdempotencyContext.current().fence());
+					return "successor's result";
+				}));
 		assertThat(successor).isEqualTo("successor's result");
 		assertThat(fence).hasValue(2);
 
@@ -114,26 +115,6 @@ class CrashRecoveryTests {
 		IdempotencyRecord record = this.store.read(new RecordKey(this.name, this.key)).orElseThrow();
 		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
 		assertThat(record.fence()).isEqualTo(2);
-	}
-
-	private static Object untilNotInProgress(Invocation invocation) {
-		AtomicReference<Object> result = new AtomicReference<>();
-		await("takeover before the deadline").atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> {
-			try {
-				result.set(invocation.proceed());
-				return true;
-			}
-			catch (IdempotencyInProgressException ex) {
-				return false;
-			}
-			catch (Exception | Error ex) {
-				throw ex;
-			}
-			catch (Throwable ex) {
-				throw new IllegalStateException(ex);
-			}
-		});
-		return result.get();
 	}
 
 	private static void signal(String signal, long pid) throws IOException, InterruptedException {

@@ -35,6 +35,7 @@ import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
 import dev.idempotency.store.StoredResult;
+import dev.idempotency.test.InProgress;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
@@ -374,7 +375,7 @@ abstract class IdempotencyEngineTests {
 		RecordKey record = new RecordKey(this.name, "k");
 		this.store.acquire(record,
 				new AcquireRequest("crashed-owner", Duration.ofMillis(50), Duration.ofHours(1), null));
-		Object result = pollUntilNotInProgress(() -> call(operation, "k", () -> "recovered"));
+		Object result = InProgress.retryUntilDone(Duration.ofSeconds(5), () -> call(operation, "k", () -> "recovered"));
 		assertThat(result).isEqualTo("recovered");
 		assertThat(this.listener.outcomes()).endsWith(Outcome.RECOVERED);
 	}
@@ -758,26 +759,6 @@ abstract class IdempotencyEngineTests {
 				OnInProgress.REJECT, Duration.ofSeconds(1)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new OperationSettings(Duration.ofSeconds(1),
 				Duration.ofHours(1), OnInProgress.DEFAULT, Duration.ofSeconds(1)));
-	}
-
-	protected static Object pollUntilNotInProgress(Invocation invocation) {
-		AtomicReference<Object> result = new AtomicReference<>();
-		await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> {
-			try {
-				result.set(invocation.proceed());
-				return true;
-			}
-			catch (IdempotencyInProgressException ex) {
-				return false;
-			}
-			catch (Exception | Error ex) {
-				throw ex;
-			}
-			catch (Throwable ex) {
-				throw new IllegalStateException(ex);
-			}
-		});
-		return result.get();
 	}
 
 	public static class Receipt {
