@@ -35,7 +35,33 @@ final class Keys {
 			throw new IdempotencyKeyException("Key of operation '" + operation.name() + "' is blank (from "
 					+ operation.keySource() + "); the method was not called");
 		}
+		int surrogate = unpairedSurrogate(key);
+		if (surrogate >= 0) {
+			throw new IdempotencyKeyException("Key of operation '" + operation.name() + "' (from "
+					+ operation.keySource() + ") holds an unpaired surrogate at index " + surrogate
+					+ ", which is not Unicode text: stored as UTF-8 it would become '?' and meet other keys; "
+					+ "the method was not called");
+		}
 		return stored(key, maxLength);
+	}
+
+	/**
+	 * Return where a string holds a surrogate that is not half of a pair, or -1.
+	 */
+	static int unpairedSurrogate(String value) {
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (Character.isSurrogate(c)) {
+				if (Character.isHighSurrogate(c) && i + 1 < value.length()
+						&& Character.isLowSurrogate(value.charAt(i + 1))) {
+					i++;
+				}
+				else {
+					return i;
+				}
+			}
+		}
+		return -1;
 	}
 
 	static String stored(String key, int maxLength) {

@@ -27,8 +27,9 @@ public record Operation(String name, OperationSettings settings, @Nullable Typed
 	 * Check that a string can name an operation. A name is not empty and contains no
 	 * {@code ':'} (it separates the name from the key in the store, so that keys of two
 	 * operations can never meet), no {@code '/'} (the Actuator endpoint takes the name as
-	 * one path segment), no whitespace, and no control or other invisible characters (two
-	 * names that look the same would be two operations).
+	 * one path segment), no whitespace, no control or other invisible characters (two
+	 * names that look the same would be two operations), and no unpaired surrogate (not
+	 * Unicode text: it cannot be stored as UTF-8).
 	 * @param name the candidate name
 	 * @return the name
 	 * @throws IllegalArgumentException if the name is not valid, saying why
@@ -57,6 +58,11 @@ public record Operation(String name, OperationSettings settings, @Nullable Typed
 		if (Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint) || Character.isISOControl(codePoint)
 				|| Character.getType(codePoint) == Character.FORMAT) {
 			return "whitespace, control or invisible characters";
+		}
+		// codePointAt() returns a lone surrogate as itself; UTF-8 cannot encode it, and
+		// the Redis key would carry '?' in its place, shared with every other such name
+		if (Character.getType(codePoint) == Character.SURROGATE) {
+			return "an unpaired surrogate, which is not Unicode text";
 		}
 		return null;
 	}

@@ -1,12 +1,17 @@
 package dev.idempotency.engine;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -19,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  * print an identity hash), nor for a set or map without a defined order (its string may
  * list the same entries in another order: {@code Set.of} and {@code Map.of} change their
  * order from one JVM to the next). Such a key would make every call look new and silently
- * turn idempotency off. Collections and maps are judged by their elements too. A class is
- * judged once, so a key costs a lookup (and one per element of a collection).
+ * turn idempotency off. Collections, maps, map entries, {@code Optional}s and records are
+ * judged by what they hold too, since their strings are made of their parts' strings. A
+ * class is judged once, so a key costs a lookup (and one per part of a container).
  */
 final class StableKeys {
 
@@ -29,6 +35,22 @@ final class StableKeys {
 		@Override
 		protected Kind computeValue(Class<?> type) {
 			return Kind.of(type);
+		}
+
+	};
+
+	// The accessors of a record's components, whose strings make up the record's
+	private static final ClassValue<Method[]> COMPONENTS = new ClassValue<>() {
+
+		@Override
+		protected Method[] computeValue(Class<?> type) {
+			RecordComponent[] components = type.getRecordComponents();
+			Method[] accessors = new Method[components.length];
+			for (int i = 0; i < components.length; i++) {
+				accessors[i] = components[i].getAccessor();
+				accessors[i].trySetAccessible();
+			}
+			return accessors;
 		}
 
 	};
@@ -49,6 +71,10 @@ final class StableKeys {
 			case VALUE -> null;
 			case COLLECTION -> holding(value, (Collection<?>) value);
 			case MAP -> holding(value, ((Map<?, ?>) value).keySet(), ((Map<?, ?>) value).values());
+			case OPTIONAL -> holding(value, ((Optional<?>) value).stream().toList());
+			case ENTRY ->
+				holding(value, Arrays.asList(((Map.Entry<?, ?>) value).getKey(), ((Map.Entry<?, ?>) value).getValue()));
+			case RECORD -> holding(value, components(value));
 			case IDENTITY -> "a " + type.getTypeName() + ", which does not override toString(), so its string names "
 					+ "the object's identity and changes on every call";
 			case ARRAY -> "an array (" + type.getTypeName() + "), whose string names the array's identity and "
@@ -57,6 +83,21 @@ final class StableKeys {
 					+ "may list the same entries in another order on another call or JVM (use a List, or a sorted "
 					+ "or linked set or map)";
 		};
+	}
+
+	private static List<@Nullable Object> components(Object record) {
+		Method[] accessors = COMPONENTS.get(record.getClass());
+		List<@Nullable Object> values = new ArrayList<>(accessors.length);
+		for (Method accessor : accessors) {
+			try {
+				values.add(accessor.invoke(record));
+			}
+			catch (ReflectiveOperationException | RuntimeException ex) {
+				// A component that cannot be read is judged by the record's own string
+				values.add(null);
+			}
+		}
+		return values;
 	}
 
 	private static @Nullable String holding(Object container, Collection<?>... contents) {
@@ -96,6 +137,21 @@ final class StableKeys {
 		MAP,
 
 		/**
+		 * A record: stable if its components are, which its string is made of.
+		 */
+		RECORD,
+
+		/**
+		 * An {@code Optional}: stable if what it holds is.
+		 */
+		OPTIONAL,
+
+		/**
+		 * A map entry: stable if its key and value are.
+		 */
+		ENTRY,
+
+		/**
 		 * The class keeps {@code Object.toString()}.
 		 */
 		IDENTITY,
@@ -123,7 +179,16 @@ final class StableKeys {
 			if (Map.class.isAssignableFrom(type)) {
 				return isAny(type, SortedMap.class, LinkedHashMap.class, EnumMap.class) ? MAP : UNORDERED;
 			}
-			return Collection.class.isAssignableFrom(type) ? COLLECTION : VALUE;
+			if (Collection.class.isAssignableFrom(type)) {
+				return COLLECTION;
+			}
+			if (type.isRecord()) {
+				return RECORD;
+			}
+			if (type == Optional.class) {
+				return OPTIONAL;
+			}
+			return Map.Entry.class.isAssignableFrom(type) ? ENTRY : VALUE;
 		}
 
 		private static boolean isAny(Class<?> type, Class<?>... ordered) {

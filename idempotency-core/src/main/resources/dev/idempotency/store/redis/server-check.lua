@@ -8,18 +8,19 @@
 --   replication  the text of INFO replication, "" when this client may not run INFO
 --   memory       the text of INFO memory, likewise
 --
--- The probe write is SET NX of an empty string, deleted again within this script, so it
--- leaves nothing behind and never changes a value it did not create. The server checks
+-- The probe write is SET NX of an empty string that expires within a second, deleted again
+-- within this script where the client may DEL (the transitions never need it): it leaves
+-- nothing behind and never changes a value it did not create. The server checks
 -- it as it checks the first write of a transition script: READONLY on a read-only
 -- replica, OOM at maxmemory under noeviction, NOREPLICAS under min-replicas-to-write,
 -- MISCONF after a failed background save with stop-writes-on-bgsave-error.
 
-local written = redis.pcall('SET', KEYS[1], '', 'NX')
+local written = redis.pcall('SET', KEYS[1], '', 'NX', 'PX', 1000)
 local refusal = ''
 if type(written) == 'table' and written.err then
 	refusal = written.err
 elseif written then
-	redis.call('DEL', KEYS[1])
+	redis.pcall('DEL', KEYS[1])
 end
 
 -- INFO may be denied by an ACL or renamed (managed services): then the section is empty.
