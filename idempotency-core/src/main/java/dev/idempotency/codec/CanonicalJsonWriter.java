@@ -1,9 +1,12 @@
 package dev.idempotency.codec;
 
+import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +35,11 @@ import tools.jackson.databind.util.RawValue;
  * {@code 1E+21}); a {@code float} or {@code double} is taken at its shortest decimal
  * representation, so {@code 0.1} is 0.1 and not its binary approximation; {@code NaN} and
  * the infinities as the strings Jackson writes for them;</li>
- * <li>no whitespace; arrays in order.</li>
+ * <li>the elements of a {@link java.util.Set} (marked by {@link UnorderedSets}) sorted by
+ * their canonical UTF-8 bytes, compared as unsigned bytes; other arrays in order;</li>
+ * <li>binary data as the base64 string JSON carries it in, so a {@code byte[]} and the
+ * string of its base64 are equal;</li>
+ * <li>no whitespace.</li>
  * </ul>
  */
 final class CanonicalJsonWriter {
@@ -173,6 +180,9 @@ final class CanonicalJsonWriter {
 		else if (value instanceof byte[] bytes) {
 			generator.writeBinary(bytes);
 		}
+		else if (value instanceof UnorderedSets.Elements set) {
+			writeUnordered(this.mapper.readTree(set.written()), generator);
+		}
 		else if (value instanceof RawValue raw && raw.rawValue() instanceof String json) {
 			write(this.mapper.readTree(json), generator);
 		}
@@ -187,6 +197,23 @@ final class CanonicalJsonWriter {
 			}
 			write(tree, generator);
 		}
+	}
+
+	// Sorted by their own canonical form, so that equal sets give equal bytes whatever
+	// order they iterate in; comparing bytes, not nodes, needs no ordering of JSON values
+	private void writeUnordered(JsonNode array, JsonGenerator generator) {
+		List<byte[]> elements = new ArrayList<>(array.size());
+		for (JsonNode element : array.values()) {
+			ByteArrayOutputStream canonical = new ByteArrayOutputStream();
+			write(element, canonical);
+			elements.add(canonical.toByteArray());
+		}
+		elements.sort(Arrays::compareUnsigned);
+		generator.writeStartArray();
+		for (byte[] element : elements) {
+			generator.writeRawValue(new String(element, StandardCharsets.UTF_8));
+		}
+		generator.writeEndArray();
 	}
 
 }

@@ -2,9 +2,12 @@ package dev.idempotency.codec;
 
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.deser.SettableBeanProperty;
 import tools.jackson.databind.type.TypeFactory;
 
 import org.springframework.core.ResolvableType;
@@ -32,13 +35,29 @@ import org.springframework.core.ResolvableType;
  * subtypes are told apart; and JDK interfaces it cannot decode at all ({@code Iterator},
  * {@code Comparable}, {@code Temporal}), whose every replay would fail, are rejected too.
  * <p>
+ * {@code Serializable} and {@code Number} are rejected too, wherever they appear: Jackson
+ * decodes the first to plain JSON values whatever was stored, and the second to an
+ * {@code Integer}, {@code Long}, {@code BigInteger} or {@code Double}, so a
+ * {@code BigDecimal} would lose digits and a {@code Long} come back an {@code Integer}.
+ * <p>
+ * The rule reaches into beans: the properties of a type the mapper decodes as a bean of
+ * its own class (records included) are checked the same way, with type arguments resolved
+ * ({@code Box<Shape>} checks {@code Shape}), through properties of properties, each bean
+ * type once, so that cycles end. A property with type information of its own or
+ * {@code @JsonDeserialize} is left to what the application chose. This happens once per
+ * declared type, when the codec is prepared.
+ * <p>
  * An abstract-type mapping or {@code @JsonDeserialize(as = …)} to one implementation is
  * not enough: every value would replay as that implementation, and a value returned as
  * the whole result is written by the declared type's serializer, with only the properties
- * the abstract type declares. Type arguments of other generic classes, map keys and bean
- * properties are not inspected.
+ * the abstract type declares. Map keys, and type arguments of classes that are neither
+ * containers nor beans, are not inspected.
  */
 final class DeclaredTypeResolver {
+
+	// Bounds the walk of a type whose properties expand it without end
+	// (Node<T> holding a Node<List<T>>); what lies deeper is not inspected
+	private static final int MAX_BEAN_TYPES = 256;
 
 	private final TypeFactory typeFactory;
 
@@ -91,17 +110,37 @@ final class DeclaredTypeResolver {
 	}
 
 	private static void requireBuildable(JavaType type, ResolvableType declared, DecodingIntrospector introspector) {
+		requireBuildable(type, "", declared, introspector, new HashSet<>());
+	}
+
+	/**
+	 * Apply the rule to a type, the content of its containers and, when the mapper
+	 * decodes it as a bean, the types of its properties, each bean type once.
+	 * @param where how the type was reached, empty for the declared type itself
+	 * @param seen the bean types already walked, which ends cycles
+	 */
+	private static void requireBuildable(JavaType type, String where, ResolvableType declared,
+			DecodingIntrospector introspector, Set<JavaType> seen) {
 		JavaType content = DecodingIntrospector.contentType(type);
 		if (content != null) {
-			requireBuildable(content, declared, introspector);
+			requireBuildable(content, where, declared, introspector, seen);
 			return;
 		}
 		Class<?> raw = type.getRawClass();
 		if (DecodingIntrospector.isAbstract(raw) && !introspector.hasTypeInformation(type)
 				&& introspector.cannotRestoreClass(type)) {
-			String advice = isJdkType(raw) ? "" : ", or add @JsonTypeInfo to " + raw.getName();
-			throw unsafe(declared, raw.getName() + " is " + kind(raw) + " without polymorphic type information, "
-					+ "so a replay could not restore the class the method returned", advice);
+			String advice = (raw == Number.class) ? " such as BigDecimal, BigInteger, Long or Double"
+					: isJdkType(raw) ? "" : ", or add @JsonTypeInfo to " + raw.getName();
+			throw unsafe(declared, raw.getName() + where + " is " + kind(raw)
+					+ " without polymorphic type information, so a replay could not restore the class the method "
+					+ "returned", advice);
+		}
+		if (seen.size() >= MAX_BEAN_TYPES || !seen.add(type)) {
+			return;
+		}
+		for (SettableBeanProperty property : introspector.decodedProperties(type)) {
+			String path = ", the type of property '" + property.getName() + "' of " + type.toCanonical() + ",";
+			requireBuildable(property.getType(), path, declared, introspector, seen);
 		}
 	}
 

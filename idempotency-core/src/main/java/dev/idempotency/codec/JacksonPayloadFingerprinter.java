@@ -34,8 +34,18 @@ import org.springframework.util.Assert;
  * so a {@code double} 0.1 equals a {@code BigDecimal} 0.1. {@code NaN} and the infinities
  * count as the strings Jackson writes for them. A number the mapper writes as a string
  * (through {@code @JsonFormat(shape = STRING)}, say) is a string.</li>
- * <li><b>Arrays and collections</b> keep their order: {@code [1,2]} and {@code [2,1]}
- * differ, and a {@code HashSet} is only as canonical as its iteration order.</li>
+ * <li><b>Arrays, lists and other collections</b> keep their order: {@code [1,2]} and
+ * {@code [2,1]} differ.</li>
+ * <li><b>Sets</b> (every {@link java.util.Set}: {@code HashSet}, {@code EnumSet},
+ * {@code LinkedHashSet} and {@code TreeSet} alike, since a set's order is not part of its
+ * equality) have their elements sorted by their canonical JSON, so equal sets are equal
+ * whatever order they iterate in. The sort needs each element's canonical JSON apart,
+ * which costs a copy of the set's JSON per set.</li>
+ * <li><b>Binary data</b> ({@code byte[]}) counts as the base64 string JSON carries it in,
+ * so {@code new byte[] {1, 2}} and the string {@code "AQI="} are equal, as they are on
+ * the wire. A request decoded from JSON gets the same Java types every time, so this only
+ * matters where one call puts bytes and another a string into a property typed
+ * {@code Object}.</li>
  * <li>{@code null} is fingerprinted as JSON {@code null}; a missing property and a
  * property whose value is {@code null} differ unless the mapper leaves out nulls.</li>
  * </ul>
@@ -67,7 +77,7 @@ public class JacksonPayloadFingerprinter implements PayloadFingerprinter {
 	public JacksonPayloadFingerprinter(JsonMapper mapper) {
 		Assert.notNull(mapper, "'mapper' must not be null");
 		// A type id would tie the fingerprint to class names
-		this.mapper = mapper.rebuild().deactivateDefaultTyping().build();
+		this.mapper = mapper.rebuild().deactivateDefaultTyping().addModule(UnorderedSets.module()).build();
 		this.writer = new CanonicalJsonWriter(this.mapper);
 	}
 

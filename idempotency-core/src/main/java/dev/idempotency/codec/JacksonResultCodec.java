@@ -18,19 +18,21 @@ import org.springframework.util.Assert;
  * {@link #forType} resolves the type once and rejects {@code Object}, unresolved type
  * variables, unbounded wildcards, raw generic types, and interfaces and abstract classes
  * that could not be decoded to the class a value had (no {@code @JsonTypeInfo}, and no
- * deserializer of Jackson's or the application's), as the whole type or as the element
- * type of a container, with an {@link IllegalArgumentException} that names the type and
- * the reason. {@code void} and {@code Void} get a codec that stores nothing and replays
- * {@code null}.
+ * deserializer of Jackson's or the application's; {@code Serializable} and {@code Number}
+ * included), as the whole type, as the element type of a container or as the type of a
+ * property of a bean or record the result holds, with an {@link IllegalArgumentException}
+ * that names the type and the reason. {@code void} and {@code Void} get a codec that
+ * stores nothing and replays {@code null}.
  *
  * <p>
  * A value whose class is a strict subclass of the concrete class declared for it, as the
- * result or inside a returned collection, array, map or {@code Optional}, would replay as
- * the declared class with the subclass's fields dropped: encoding it throws
+ * result, inside a returned collection, {@code Iterable}, array, map or {@code Optional},
+ * or as the value of a bean's or record's property, would replay as the declared class
+ * with the subclass's fields dropped: encoding it throws
  * {@link UnreplayableResultException}. Only the parts of a declared type that can hold
  * such a value are checked, as prepared once by {@link #forType}: nothing for final
- * classes, records, enums, or classes with type information or a deserializer of their
- * own.
+ * classes and records whose properties cannot hold one, enums, or classes with type
+ * information or a deserializer of their own.
  *
  * <p>
  * {@link ResultCodec.TypedCodec#encode(Object, long)} writes into a buffer that refuses

@@ -1,26 +1,42 @@
 package dev.idempotency.codec;
 
 import java.lang.reflect.Modifier;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.deser.SettableBeanProperty;
+import tools.jackson.databind.ser.BeanPropertyWriter;
 
 /**
  * Finds, in a result about to be stored, a value whose class is not exactly the class the
  * method declared for it, where decoding would build the declared class: the result
- * itself, an element of a returned collection or array, a map value, the content of an
- * {@code Optional}, at any depth of such containers.
+ * itself, an element of a returned collection, {@code Iterable} or array, a map value,
+ * the content of an {@code Optional}, a property of a bean (records included), at any
+ * depth of such containers and beans.
  * <p>
  * What to look at is worked out once per declared type, so a call pays only for the parts
- * that can hold such a value: none for final classes (records, {@code String}, boxed
- * primitives), enums, abstract types, {@code Object}, classes with polymorphic type
- * information or a deserializer of their own; a container is walked only when its element
- * type needs checking. Bean properties are not inspected.
+ * that can hold such a value: nothing for final classes (records, {@code String}, boxed
+ * primitives) whose properties cannot hold one either, enums, abstract types,
+ * {@code Object}, classes with polymorphic type information or a deserializer of their
+ * own; a container is walked only when its element type needs checking, and a bean's
+ * property is read only when its declared type needs checking (a non-final concrete class
+ * decoded as a bean, or a container or bean that can hold one). A property with type
+ * information or {@code @JsonDeserialize} of its own is not inspected.
  */
 abstract class SubclassCheck {
+
+	// Bounds the preparation of a type whose properties expand it without end
+	// (Node<T> holding a Node<List<T>>); what lies deeper is not checked
+	private static final int MAX_BEAN_TYPES = 256;
 
 	/**
 	 * Prepare the check of a declared type.
@@ -29,7 +45,8 @@ abstract class SubclassCheck {
 	 * @return the check, or {@code null} when no value of the type can need one
 	 */
 	static @Nullable SubclassCheck forType(JavaType declared, DecodingIntrospector introspector) {
-		return plan(declared, declared, introspector);
+		return new Planner(declared, introspector).plan(declared, "the declared " + declared.getRawClass().getName(),
+				declared.toCanonical());
 	}
 
 	/**
@@ -40,57 +57,148 @@ abstract class SubclassCheck {
 	 */
 	abstract void check(Object value);
 
-	private static @Nullable SubclassCheck plan(JavaType type, JavaType declared, DecodingIntrospector introspector) {
-		JavaType content = DecodingIntrospector.contentType(type);
-		if (content == null) {
-			return needsExactClass(type, introspector) ? new ExactClass(type.getRawClass(), declared, type == declared)
-					: null;
+	/**
+	 * Works out the check of one declared type.
+	 */
+	private static final class Planner {
+
+		private final JavaType declared;
+
+		private final DecodingIntrospector introspector;
+
+		// Bean types being planned. A type met again inside itself is first taken to
+		// need no check; only if it turns out to need one is it planned again, with the
+		// check it is getting, once that is known, standing in for it inside itself
+		private final Set<JavaType> inProgress = new HashSet<>();
+
+		private final Set<JavaType> metInside = new HashSet<>();
+
+		private final Map<JavaType, Deferred> recursive = new HashMap<>();
+
+		private int beanTypes;
+
+		Planner(JavaType declared, DecodingIntrospector introspector) {
+			this.declared = declared;
+			this.introspector = introspector;
 		}
-		SubclassCheck inner = plan(content, declared, introspector);
-		if (inner == null) {
+
+		/**
+		 * Plan the check of a type.
+		 * @param type the type
+		 * @param where where the type is declared, for the message
+		 * @param container how a container of the type was declared, for the message
+		 * @return the check, or {@code null} when no value of the type can need one
+		 */
+		@Nullable SubclassCheck plan(JavaType type, String where, String container) {
+			JavaType content = DecodingIntrospector.contentType(type);
+			if (content == null) {
+				return planLeaf(type, where);
+			}
+			SubclassCheck inner = plan(content, content.getRawClass().getName() + " as declared in " + container,
+					container);
+			if (inner == null) {
+				return null;
+			}
+			Class<?> raw = type.getRawClass();
+			if (type.isArrayType()) {
+				return new ArrayElements(inner);
+			}
+			if (type.isMapLikeType()) {
+				return Map.class.isAssignableFrom(raw) ? new MapValues(inner) : null;
+			}
+			if (Iterable.class.isAssignableFrom(raw)) {
+				// Collections, and Iterable itself, which Jackson takes for a reference
+				// type
+				return new Elements(inner);
+			}
+			if (raw == Optional.class || raw == AtomicReference.class) {
+				return new ReferenceContent(inner);
+			}
+			// Reference types of other libraries: their content is out of reach here
 			return null;
 		}
-		Class<?> raw = type.getRawClass();
-		if (type.isArrayType()) {
-			return new ArrayElements(inner);
-		}
-		if (type.isMapLikeType()) {
-			return Map.class.isAssignableFrom(raw) ? new MapValues(inner) : null;
-		}
-		if (type.isCollectionLikeType()) {
-			return Iterable.class.isAssignableFrom(raw) ? new Elements(inner) : null;
-		}
-		if (raw == Optional.class || raw == AtomicReference.class) {
-			return new ReferenceContent(inner);
-		}
-		// Reference types of other libraries: their content is out of reach here
-		return null;
-	}
 
-	private static boolean needsExactClass(JavaType type, DecodingIntrospector introspector) {
-		Class<?> raw = type.getRawClass();
-		if (Modifier.isFinal(raw.getModifiers()) || DecodingIntrospector.isAbstract(raw) || raw.isPrimitive()
-				|| raw.isEnum() || raw == Object.class) {
-			return false;
+		private @Nullable SubclassCheck planLeaf(JavaType type, String where) {
+			if (!decodedAsBean(type)) {
+				return null;
+			}
+			Deferred recursive = this.recursive.get(type);
+			if (recursive != null) {
+				return recursive;
+			}
+			if (this.inProgress.contains(type)) {
+				this.metInside.add(type);
+				return null;
+			}
+			if (this.beanTypes++ >= MAX_BEAN_TYPES) {
+				return null;
+			}
+			SubclassCheck check = planBean(type, where);
+			if (check != null && this.metInside.remove(type)) {
+				Deferred deferred = new Deferred();
+				this.recursive.put(type, deferred);
+				check = planBean(type, where);
+				deferred.target = check;
+			}
+			return check;
 		}
-		return !introspector.hasTypeInformation(type) && introspector.decodesAsDeclaredClass(type);
+
+		private @Nullable SubclassCheck planBean(JavaType type, String where) {
+			this.inProgress.add(type);
+			List<PropertyValue> properties = planProperties(type);
+			this.inProgress.remove(type);
+			SubclassCheck ofProperties = properties.isEmpty() ? null : new Properties(properties);
+			return Modifier.isFinal(type.getRawClass().getModifiers()) ? ofProperties
+					: new ExactClass(type.getRawClass(), where, type == this.declared, ofProperties);
+		}
+
+		private List<PropertyValue> planProperties(JavaType type) {
+			List<PropertyValue> properties = new ArrayList<>();
+			for (SettableBeanProperty property : this.introspector.decodedProperties(type)) {
+				JavaType propertyType = property.getType();
+				String of = " for property '" + property.getName() + "' of " + type.getRawClass().getName();
+				SubclassCheck check = plan(propertyType, propertyType.getRawClass().getName() + " as declared" + of,
+						propertyType.toCanonical() + of);
+				BeanPropertyWriter writer = (check != null)
+						? this.introspector.writtenProperty(type, property.getName()) : null;
+				if (check != null && writer != null) {
+					properties.add(new PropertyValue(writer, check));
+				}
+			}
+			return properties;
+		}
+
+		// A class the mapper builds itself, as a bean of exactly this class: a value of a
+		// subclass would lose its class, and the bean's properties are decoded as
+		// declared
+		private boolean decodedAsBean(JavaType type) {
+			Class<?> raw = type.getRawClass();
+			if (DecodingIntrospector.isAbstract(raw) || raw.isPrimitive() || raw.isEnum() || raw == Object.class) {
+				return false;
+			}
+			return !this.introspector.hasTypeInformation(type) && this.introspector.decodesAsDeclaredClass(type);
+		}
+
 	}
 
 	/**
-	 * A value that must be of exactly one class.
+	 * A value that must be of exactly one class, then possibly the properties it holds.
 	 */
 	private static final class ExactClass extends SubclassCheck {
 
 		private final Class<?> type;
 
-		private final JavaType declared;
+		private final String where;
 
 		private final boolean root;
 
-		ExactClass(Class<?> type, JavaType declared, boolean root) {
+		private final @Nullable SubclassCheck properties;
+
+		ExactClass(Class<?> type, String where, boolean root, @Nullable SubclassCheck properties) {
 			this.type = type;
-			this.declared = declared;
+			this.where = where;
 			this.root = root;
+			this.properties = properties;
 		}
 
 		@Override
@@ -98,16 +206,86 @@ abstract class SubclassCheck {
 			if (value.getClass() != this.type) {
 				throw new UnreplayableResultException(reason(value.getClass()), value.getClass(), this.type);
 			}
+			if (this.properties != null) {
+				this.properties.check(value);
+			}
 		}
 
 		private String reason(Class<?> actual) {
 			String found = (this.root ? "its result is a " : "its result holds a ") + actual.getName();
-			String where = this.root ? "the declared " + this.type.getName()
-					: this.type.getName() + " as declared in " + this.declared.toCanonical();
 			if (!this.type.isAssignableFrom(actual)) {
-				return found + ", not " + (this.root ? "" : "a ") + where;
+				return found + ", not " + (this.root ? "" : "a ") + this.where;
 			}
-			return found + ", a subclass of " + where + ", whose extra fields would be lost on replay";
+			return found + ", a subclass of " + this.where + ", whose extra fields would be lost on replay";
+		}
+
+	}
+
+	/**
+	 * The properties of a bean that can hold a value of another class than declared.
+	 */
+	private static final class Properties extends SubclassCheck {
+
+		private final PropertyValue[] properties;
+
+		Properties(List<PropertyValue> properties) {
+			this.properties = properties.toArray(PropertyValue[]::new);
+		}
+
+		@Override
+		void check(Object value) {
+			for (PropertyValue property : this.properties) {
+				property.check(value);
+			}
+		}
+
+	}
+
+	/**
+	 * One property of a bean, read as the mapper read it to write it.
+	 */
+	private static final class PropertyValue {
+
+		private final BeanPropertyWriter writer;
+
+		private final SubclassCheck check;
+
+		PropertyValue(BeanPropertyWriter writer, SubclassCheck check) {
+			this.writer = writer;
+			this.check = check;
+		}
+
+		void check(Object bean) {
+			Object value;
+			try {
+				value = this.writer.get(bean);
+			}
+			catch (RuntimeException ex) {
+				throw ex;
+			}
+			catch (Exception ex) {
+				throw new UndeclaredThrowableException(ex);
+			}
+			if (value != null) {
+				this.check.check(value);
+			}
+		}
+
+	}
+
+	/**
+	 * The check of a bean type met again inside itself, known once its planning ends.
+	 */
+	private static final class Deferred extends SubclassCheck {
+
+		private @Nullable SubclassCheck target;
+
+		@Override
+		void check(Object value) {
+			SubclassCheck target = this.target;
+			if (target != null) {
+				target.check(value);
+			}
 		}
 
 	}

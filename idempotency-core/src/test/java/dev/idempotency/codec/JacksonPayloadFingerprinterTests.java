@@ -3,11 +3,16 @@ package dev.idempotency.codec;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
@@ -196,6 +201,46 @@ class JacksonPayloadFingerprinterTests {
 	}
 
 	@Test
+	void equalSetsIteratingInDifferentOrdersHaveEqualFingerprints() {
+		// As Jackson builds the same request on another JVM (a set of enums, or of
+		// records
+		// holding enums, hashes by identity), or after another history of the set
+		Set<String> small = new HashSet<>();
+		Set<String> large = new HashSet<>(4096);
+		for (String tag : List.of("a", "q", "Aa", "BB", "zz", "xy", "hello", "world")) {
+			small.add(tag);
+			large.add(tag);
+		}
+		assertThat(small).isEqualTo(large);
+		assertThat(List.copyOf(small)).isNotEqualTo(List.copyOf(large));
+		assertThat(this.fingerprinter.fingerprint(new Tagged(small)))
+			.isEqualTo(this.fingerprinter.fingerprint(new Tagged(large)));
+	}
+
+	@Test
+	void elementsOfEverySetAreSortedByTheirCanonicalJson() {
+		String sorted = "{\"tags\":[\"a\",\"b\",\"c\"]}";
+		assertThat(canonicalJson(new Tagged(new LinkedHashSet<>(List.of("c", "a", "b"))))).isEqualTo(sorted);
+		assertThat(canonicalJson(new Tagged(new TreeSet<>(List.of("c", "a", "b")).descendingSet()))).isEqualTo(sorted);
+		assertThat(canonicalJson(EnumSet.of(Color.RED, Color.GREEN))).isEqualTo("[\"GREEN\",\"RED\"]");
+		assertThat(canonicalJson(new LinkedHashSet<>(List.of(Map.of("b", 10), Map.of("b", 9), 2))))
+			.isEqualTo("[2,{\"b\":10},{\"b\":9}]");
+		assertThat(canonicalJson(Set.of(Set.of(2, 1), Set.of(0)))).isEqualTo("[[0],[1,2]]");
+	}
+
+	@Test
+	void listsKeepTheirOrder() {
+		assertThat(this.fingerprinter.fingerprint(List.of("a", "b")))
+			.isNotEqualTo(this.fingerprinter.fingerprint(List.of("b", "a")));
+	}
+
+	@Test
+	void bytesAndTheStringOfTheirBase64AreEqualAsOnTheWire() {
+		assertThat(this.fingerprinter.fingerprint(new Attachment(new byte[] { 1, 2 })))
+			.isEqualTo(this.fingerprinter.fingerprint(new Attachment("AQI=")));
+	}
+
+	@Test
 	void canonicalJsonHasNoWhitespaceEvenWhenTheMapperIndents() {
 		JsonMapper indenting = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 		JacksonPayloadFingerprinter fingerprinter = new JacksonPayloadFingerprinter(indenting);
@@ -261,6 +306,18 @@ class JacksonPayloadFingerprinterTests {
 	}
 
 	record WithRawJson(@JsonRawValue String json) {
+	}
+
+	record Tagged(Set<String> tags) {
+	}
+
+	record Attachment(Object content) {
+	}
+
+	enum Color {
+
+		RED, GREEN
+
 	}
 
 	static class Exploding {

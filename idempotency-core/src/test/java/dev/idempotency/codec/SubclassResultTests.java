@@ -121,6 +121,57 @@ class SubclassResultTests {
 	}
 
 	@Test
+	void subclassValueOfABeanPropertyCannotBeEncoded() {
+		TypedCodec codec = codecFor("order");
+		// Would be stored as {"item":{"name":"b","extra":2}} and replayed as a Base
+		assertThatExceptionOfType(UnreplayableResultException.class)
+			.isThrownBy(() -> codec.encode(new Order(new Sub("b", 2)), 1024))
+			.withMessage(
+					"its result holds a " + SUB + ", a subclass of " + BASE + " as declared for property 'item' of "
+							+ Order.class.getName() + ", whose extra fields would be lost on replay");
+		assertThat(codec.decode(codec.encode(new Order(new Base("a")), 1024))).isEqualTo(new Order(new Base("a")));
+		assertThat(codec.decode(codec.encode(new Order(null), 1024))).isEqualTo(new Order(null));
+	}
+
+	@Test
+	void subclassValuesInsideContainersAndBeansOfBeanPropertiesCannotBeEncoded() {
+		Sub sub = new Sub("b", 2);
+		assertThatExceptionOfType(UnreplayableResultException.class)
+			.isThrownBy(() -> codecFor("basket").encode(new Basket(List.of(new Base("a"), sub)), 1024))
+			.withMessageContaining(BASE + " as declared in java.util.List<" + BASE + "> for property 'items' of "
+					+ Basket.class.getName());
+		assertThatExceptionOfType(UnreplayableResultException.class)
+			.isThrownBy(() -> codecFor("orders").encode(List.of(new Order(sub)), 1024))
+			.withMessageContaining("its result holds a " + SUB);
+		Holder holder = new Holder();
+		holder.order = new Order(sub);
+		assertThatExceptionOfType(UnreplayableResultException.class)
+			.isThrownBy(() -> codecFor("holder").encode(holder, 1024))
+			.withMessageContaining("as declared for property 'item' of " + Order.class.getName());
+	}
+
+	@Test
+	void subclassElementOfADeclaredIterableCannotBeEncoded() {
+		TypedCodec codec = codecFor("baseIterable");
+		assertThatExceptionOfType(UnreplayableResultException.class)
+			.isThrownBy(() -> codec.encode(List.of(new Sub("b", 2)), 1024))
+			.withMessageContaining("as declared in java.lang.Iterable<" + BASE + ">");
+		assertThat(codec.decode(codec.encode(List.of(new Base("a")), 1024)))
+			.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.iterable(Base.class))
+			.containsExactly(new Base("a"));
+	}
+
+	@Test
+	void subclassValueOfARecursiveTypeIsFoundAtAnyDepth() {
+		TypedCodec codec = codecFor("chain");
+		Link deep = new Link(new Base("a"), new Link(new Base("b"), new Link(new Sub("c", 3), null)));
+		assertThatExceptionOfType(UnreplayableResultException.class).isThrownBy(() -> codec.encode(deep, 1024))
+			.withMessageContaining("its result holds a " + SUB);
+		Link plain = new Link(new Base("a"), new Link(new Base("b"), null));
+		assertThat(codec.decode(codec.encode(plain, 1024))).isEqualTo(plain);
+	}
+
+	@Test
 	void subclassOfAClassWithTypeInformationRoundTrips() {
 		TypedCodec codec = codecFor("typedBases");
 		List<TypedBase> values = List.of(new TypedBase(), new TypedSub());
@@ -162,11 +213,13 @@ class SubclassResultTests {
 		JsonMapper mapper = JsonMapper.builder().build();
 		DecodingIntrospector introspector = new DecodingIntrospector(mapper);
 		for (String method : List.of("string", "boxedInteger", "primitiveLong", "instant", "record", "records",
-				"recordsByName", "enumValue", "plainValues", "intArray", "typedBases", "custom", "numbers")) {
+				"recordsByName", "enumValue", "plainValues", "intArray", "typedBases", "custom", "numbers",
+				"nestedRecord", "plainTree")) {
 			JavaType type = mapper.constructType(returnType(method).getType());
 			assertThat(SubclassCheck.forType(type, introspector)).as(method).isNull();
 		}
-		for (String method : List.of("base", "bases", "basesByName", "maybeBase", "baseArray", "nested")) {
+		for (String method : List.of("base", "bases", "basesByName", "maybeBase", "baseArray", "nested", "order",
+				"orders", "basket", "holder", "baseIterable", "chain")) {
 			JavaType type = mapper.constructType(returnType(method).getType());
 			assertThat(SubclassCheck.forType(type, introspector)).as(method).isNotNull();
 		}
@@ -256,6 +309,37 @@ class SubclassResultTests {
 	record Plain(String value) {
 	}
 
+	record NestedRecord(Plain plain, List<Plain> plains, Instant at, Color color, Map<String, Object> extra) {
+	}
+
+	record PlainTree(String name, List<PlainTree> children) {
+	}
+
+	record Order(Base item) {
+	}
+
+	record Basket(List<Base> items) {
+	}
+
+	static class Holder {
+
+		public Order order;
+
+		@Override
+		public boolean equals(Object other) {
+			return other instanceof Holder holder && java.util.Objects.equals(holder.order, this.order);
+		}
+
+		@Override
+		public int hashCode() {
+			return java.util.Objects.hashCode(this.order);
+		}
+
+	}
+
+	record Link(Base value, Link next) {
+	}
+
 	enum Color {
 
 		RED
@@ -305,6 +389,22 @@ class SubclassResultTests {
 		int[] intArray();
 
 		List<Number> numbers();
+
+		NestedRecord nestedRecord();
+
+		PlainTree plainTree();
+
+		Order order();
+
+		List<Order> orders();
+
+		Basket basket();
+
+		Holder holder();
+
+		Iterable<Base> baseIterable();
+
+		Link chain();
 
 	}
 
