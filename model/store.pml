@@ -270,7 +270,8 @@ inline renew(w, t, f) {
 		fi
 	fi;
 	printf("renew    token %d fence %d -> %d\n", t, f, code);
-	printf(RECORD, RECORD_ARGS)
+	printf(RECORD, RECORD_ARGS);
+	CHECK_RESULT_KEPT
 }
 
 #define MINE TOKEN(w, tokidx[w])
