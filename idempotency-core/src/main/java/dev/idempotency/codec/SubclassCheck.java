@@ -3,6 +3,7 @@ package dev.idempotency.codec;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
@@ -101,15 +103,16 @@ abstract class SubclassCheck {
 			}
 			Class<?> raw = type.getRawClass();
 			if (type.isArrayType()) {
-				return new ArrayElements(inner);
+				return new Elements(inner, (array) -> Arrays.asList((Object[]) array));
 			}
 			if (type.isMapLikeType()) {
-				return Map.class.isAssignableFrom(raw) ? new MapValues(inner) : null;
+				return Map.class.isAssignableFrom(raw) ? new Elements(inner, (map) -> ((Map<?, ?>) map).values())
+						: null;
 			}
 			if (Iterable.class.isAssignableFrom(raw)) {
 				// Collections, and Iterable itself, which Jackson takes for a reference
 				// type
-				return new Elements(inner);
+				return new Elements(inner, (iterable) -> (Iterable<?>) iterable);
 			}
 			if (raw == Optional.class || raw == AtomicReference.class) {
 				return new ReferenceContent(inner);
@@ -291,63 +294,23 @@ abstract class SubclassCheck {
 	}
 
 	/**
-	 * The elements of a collection.
+	 * The elements of a container: a collection or {@code Iterable}, an array of objects,
+	 * or the values of a map.
 	 */
 	private static final class Elements extends SubclassCheck {
 
 		private final SubclassCheck element;
 
-		Elements(SubclassCheck element) {
+		private final Function<Object, Iterable<?>> elements;
+
+		Elements(SubclassCheck element, Function<Object, Iterable<?>> elements) {
 			this.element = element;
+			this.elements = elements;
 		}
 
 		@Override
 		void check(Object value) {
-			for (Object element : (Iterable<?>) value) {
-				if (element != null) {
-					this.element.check(element);
-				}
-			}
-		}
-
-	}
-
-	/**
-	 * The elements of an array of objects.
-	 */
-	private static final class ArrayElements extends SubclassCheck {
-
-		private final SubclassCheck element;
-
-		ArrayElements(SubclassCheck element) {
-			this.element = element;
-		}
-
-		@Override
-		void check(Object value) {
-			for (Object element : (Object[]) value) {
-				if (element != null) {
-					this.element.check(element);
-				}
-			}
-		}
-
-	}
-
-	/**
-	 * The values of a map.
-	 */
-	private static final class MapValues extends SubclassCheck {
-
-		private final SubclassCheck element;
-
-		MapValues(SubclassCheck element) {
-			this.element = element;
-		}
-
-		@Override
-		void check(Object value) {
-			for (Object element : ((Map<?, ?>) value).values()) {
+			for (Object element : this.elements.apply(value)) {
 				if (element != null) {
 					this.element.check(element);
 				}
