@@ -113,6 +113,9 @@ hidden byte code;
 hidden byte rfence;
 hidden byte rtake;
 hidden byte fresh;     /* the acquire wrote a new attempt */
+hidden byte pre_mine;   /* before this acquire, the record that should live was t's attempt in progress */
+hidden byte pre_f;
+hidden byte pre_t;
 
 #ifdef PREHARDEN
 #define IP_TTL MAX(LEASE, RET)
@@ -151,6 +154,7 @@ hidden byte fresh;     /* the acquire wrote a new attempt */
 
 /* acquire.lua, sent by worker w (whose clock is OFF(w) ahead) with owner token t */
 inline acquire(w, t) {
+	pre_mine = (g_ip && g_tok == t); pre_f = g_wfence[t]; pre_t = g_wtake[t];
 	if
 	:: r_state == COMPLETED ->
 		code = 3; rfence = r_fence
@@ -161,7 +165,7 @@ inline acquire(w, t) {
 		code = 1; rfence = r_fence; rtake = r_take;
 		CHECK("P3 re-sent acquire reports another fence or takeover", rfence == g_wfence[t] && rtake == g_wtake[t]);
 		g_rem = r_lease + RET; g_ip = 1
-#ifdef NO_RECOVERY
+#if defined(NO_RECOVERY) || defined(NO_TAKEOVER)
 	:: r_state == IN_PROGRESS && r_owner != t ->
 #else
 	:: r_state == IN_PROGRESS && r_owner != t && r_lease > OFF(w) ->
@@ -181,6 +185,9 @@ inline acquire(w, t) {
 		g_wfence[t] = rfence; g_wtake[t] = rtake
 	fi;
 	printf("acquire  token %d -> %d fence %d takeover %d\n", t, code, rfence, rtake);
+	/* judged on ghost state, outside the branch it checks */
+	CHECK("P3 re-sent acquire did not get its own attempt back", !pre_mine || (code == 1 && rfence == pre_f && rtake == pre_t));
+	pre_mine = 0; pre_f = 0; pre_t = 0;
 	printf(RECORD, RECORD_ARGS);
 	if
 	:: fresh ->
@@ -428,7 +435,7 @@ end:
 		:: else
 		fi;
 		if
-#ifdef NO_RECOVERY
+#if defined(NO_RECOVERY) || defined(NO_EXPIRY)
 		:: r_state != NONE && r_state != IN_PROGRESS ->
 #else
 		:: r_state != NONE ->
