@@ -28,11 +28,11 @@ final class InProgressWaiter {
 	Claim await(IdempotencyStore store, RecordKey record, AcquireRequest request, InProgress first, Duration timeout,
 			LongSupplier nanoClock) {
 		long sentNanos = nanoClock.getAsLong();
-		long deadline = System.nanoTime() + timeout.toNanos();
+		long deadline = sentNanos + timeout.toNanos();
 		long pause = FIRST_PAUSE_MILLIS;
 		AcquireResult result = first;
 		while (result instanceof InProgress inProgress) {
-			long leftNanos = deadline - System.nanoTime();
+			long leftNanos = deadline - nanoClock.getAsLong();
 			if (leftNanos <= 0) {
 				return new Claim(inProgress, sentNanos);
 			}
