@@ -29,6 +29,8 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.expression.Expression;
+import org.springframework.format.annotation.DurationFormat;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
@@ -226,11 +228,14 @@ public class IdempotentOperationSource {
 		if (!StringUtils.hasText(resolved)) {
 			return null;
 		}
+		// Spring's duration styles: simple (500ms, 30s, 5m, 2h, 1d; a bare number is
+		// milliseconds, as in Spring Boot), composite (1h30m) and ISO-8601 (PT5M).
 		try {
-			return Durations.parse(resolved);
+			return DurationFormatterUtils.detectAndParse(resolved.trim(), DurationFormat.Unit.MILLIS);
 		}
 		catch (IllegalArgumentException ex) {
-			throw ExpressionParsing.invalid(attribute, value, method, ex.getMessage());
+			throw ExpressionParsing.invalid(attribute, value, method,
+					"'" + resolved + "' is not a duration (use 500ms, 30s, 5m, 2h, 1d or PT5M)");
 		}
 	}
 
