@@ -2,8 +2,11 @@ package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -11,10 +14,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.codec.JacksonPayloadFingerprinter;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.OperationSettings;
 
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,6 +61,45 @@ class IdempotentOperationSourceTests {
 			.withMessageEndingWith("'retention' must be positive, was PT-5S");
 	}
 
+	@Test
+	void classWithoutTheAnnotationIsNeverAskedAboutMethodByMethod() {
+		CountingOperationSource source = new CountingOperationSource();
+		IdempotentAdvisor advisor = advisor(source);
+		for (Class<?> type : List.of(Plain.class, PlainSubclass.class, PlainWithInterface.class, String.class)) {
+			assertThat(AopUtils.canApply(advisor, type)).as(type.getName()).isFalse();
+		}
+		assertThat(source.asked).isEmpty();
+	}
+
+	@Test
+	void classAnnotatedOnItselfASuperclassOrAnInterfaceOrTheirMethodsStillMatches() throws Exception {
+		CountingOperationSource source = new CountingOperationSource();
+		IdempotentAdvisor advisor = advisor(source);
+		for (Class<?> type : List.of(MethodAnnotated.class, TypeAnnotated.class, InheritsAnnotatedType.class,
+				InheritsAnnotatedMethod.class, OverridesAnnotatedMethod.class, ImplementsAnnotatedMethod.class,
+				ImplementsAnnotatedType.class, ImplementsExtendedInterface.class)) {
+			assertThat(AopUtils.canApply(advisor, type)).as(type.getName()).isTrue();
+			assertThat(source.getOperation(type.getMethod("run", String.class), type)).as(type.getName()).isNotNull();
+		}
+	}
+
+	@Test
+	void beanThatIsAlreadyAnInterfaceProxyIsACandidateThroughItsInterfaces() {
+		ProxyFactory factory = new ProxyFactory(new ImplementsAnnotatedMethod());
+		factory.addInterface(AnnotatedMethod.class);
+		Object proxy = factory.getProxy();
+		assertThat(AopUtils.isJdkDynamicProxy(proxy)).isTrue();
+		assertThat(new CountingOperationSource().isCandidateClass(proxy.getClass())).isTrue();
+	}
+
+	@Test
+	void candidateClassThatAnnotatesAMethodOfObjectFails() {
+		IdempotentOperationSource source = new CountingOperationSource();
+		assertThatIllegalStateException().isThrownBy(() -> source.isCandidateClass(AnnotatedToString.class))
+			.withMessageContaining("AnnotatedToString.toString()")
+			.withMessageContaining("the methods of Object");
+	}
+
 	private static OperationSettings settings(String duration) {
 		IdempotentOperationSource source = new IdempotentOperationSource(IdempotencyDefaults.STANDARD,
 				new JacksonResultCodec(), (value) -> value.replace("${duration}", duration));
@@ -64,11 +109,160 @@ class IdempotentOperationSourceTests {
 		return operation.operation().settings();
 	}
 
+	private static IdempotentAdvisor advisor(IdempotentOperationSource source) {
+		return new IdempotentAdvisor(source, () -> {
+			throw new AssertionError("no call expected");
+		}, JacksonPayloadFingerprinter::new, null);
+	}
+
+	static class CountingOperationSource extends IdempotentOperationSource {
+
+		final List<Class<?>> asked = new ArrayList<>();
+
+		CountingOperationSource() {
+			super(IdempotencyDefaults.STANDARD, new JacksonResultCodec(), null);
+		}
+
+		@Override
+		public @Nullable IdempotentOperation getOperation(Method method, @Nullable Class<?> targetClass) {
+			this.asked.add(targetClass);
+			return super.getOperation(method, targetClass);
+		}
+
+	}
+
 	static class Retained {
 
 		@Idempotent(key = "#id", retention = "${duration}")
 		public String run(String id) {
 			return id;
+		}
+
+	}
+
+	static class Plain {
+
+		public String run(String id) {
+			return id;
+		}
+
+		String other(String id) {
+			return id;
+		}
+
+	}
+
+	static class PlainSubclass extends Plain {
+
+		@Override
+		public String run(String id) {
+			return id + "!";
+		}
+
+	}
+
+	interface PlainInterface {
+
+		String run(String id);
+
+	}
+
+	static class PlainWithInterface implements PlainInterface, Runnable {
+
+		@Override
+		public String run(String id) {
+			return id;
+		}
+
+		@Override
+		public void run() {
+		}
+
+	}
+
+	static class MethodAnnotated {
+
+		@Idempotent(key = "#id")
+		public String run(String id) {
+			return id;
+		}
+
+	}
+
+	@Idempotent(key = "#p0")
+	static class TypeAnnotated {
+
+		public String run(String id) {
+			return id;
+		}
+
+	}
+
+	static class InheritsAnnotatedType extends TypeAnnotated {
+
+	}
+
+	static class InheritsAnnotatedMethod extends MethodAnnotated {
+
+	}
+
+	static class OverridesAnnotatedMethod extends MethodAnnotated {
+
+		@Override
+		public String run(String id) {
+			return id + "!";
+		}
+
+	}
+
+	interface AnnotatedMethod {
+
+		@Idempotent(key = "#id")
+		String run(String id);
+
+	}
+
+	static class ImplementsAnnotatedMethod implements AnnotatedMethod {
+
+		@Override
+		public String run(String id) {
+			return id;
+		}
+
+	}
+
+	@Idempotent(key = "#p0")
+	interface AnnotatedType {
+
+	}
+
+	static class ImplementsAnnotatedType implements AnnotatedType {
+
+		public String run(String id) {
+			return id;
+		}
+
+	}
+
+	interface ExtendedInterface extends AnnotatedMethod {
+
+	}
+
+	static class ImplementsExtendedInterface implements ExtendedInterface {
+
+		@Override
+		public String run(String id) {
+			return id;
+		}
+
+	}
+
+	static class AnnotatedToString {
+
+		@Idempotent(key = "'constant'")
+		@Override
+		public String toString() {
+			return "x";
 		}
 
 	}
