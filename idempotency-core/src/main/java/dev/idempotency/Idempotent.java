@@ -21,9 +21,10 @@ import java.lang.annotation.Target;
  * except the methods of {@link Object} ({@code toString}, {@code equals},
  * {@code hashCode}, {@code clone}, {@code finalize}) even where the type overrides them;
  * on one of those methods the annotation fails startup. Every duration attribute accepts
- * {@code "30s"}, ISO-8601 ({@code "PT5M"}) and {@code ${...}} placeholders; an empty
- * value falls back to the {@code idempotency.*} property, and
- * {@code idempotency.operations.<name>.*} overrides both.
+ * {@code "30s"} ({@code ns}, {@code us}, {@code ms}, {@code s}, {@code m}, {@code h},
+ * {@code d}; a bare number is milliseconds), {@code "1h30m"}, ISO-8601 ({@code "PT5M"})
+ * and {@code ${...}} placeholders; an empty value falls back to the {@code idempotency.*}
+ * property, and {@code idempotency.operations.<name>.*} overrides both.
  *
  * @see IdempotentExecutor
  * @see IdempotencyContext

@@ -28,8 +28,8 @@ import org.springframework.core.ResolvableType;
  * alone.
  * <p>
  * Run from the project root with
- * {@code ./mvnw -q -pl benchmarks test-compile exec:exec@jmh}; JMH options go in
- * {@code -Djmh.args="..."}.
+ * {@code ./mvnw -q -Pbenchmarks -pl benchmarks test-compile exec:exec@jmh}; JMH options
+ * go in {@code -Djmh.args="..."}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

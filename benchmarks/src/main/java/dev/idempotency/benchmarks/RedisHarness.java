@@ -35,8 +35,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * writes a Markdown table of throughput, latency and their ratios, with the Redis memory
  * of a record.
  * <p>
- * Run from the project root with {@code ./mvnw -q -pl benchmarks test-compile exec:exec};
- * options go in {@code -Dharness.args="..."} (see {@link HarnessOptions#USAGE}).
+ * Run from the project root with
+ * {@code ./mvnw -q -Pbenchmarks -pl benchmarks test-compile exec:exec}; options go in
+ * {@code -Dharness.args="..."} (see {@link HarnessOptions#USAGE}).
  */
 public final class RedisHarness {
 

@@ -27,7 +27,7 @@ final class Report {
 			Map<Side, Protocol> protocols, Results results, RecordMemory memory) {
 		StringBuilder md = new StringBuilder();
 		md.append("# Redis harness: the starter against the floors and the peers\n\n");
-		md.append("Run of `./mvnw -q -pl benchmarks test-compile exec:exec` on ")
+		md.append("Run of `./mvnw -q -Pbenchmarks -pl benchmarks test-compile exec:exec` on ")
 			.append(ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME))
 			.append(". Each case ran ")
 			.append(seconds(options.warmup()))

@@ -27,8 +27,9 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.expression.Expression;
+import org.springframework.format.annotation.DurationFormat;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
@@ -51,6 +52,8 @@ public class IdempotentOperationSource {
 	private final @Nullable StringValueResolver valueResolver;
 
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+	private final Map<Class<?>, Boolean> candidates = new ConcurrentHashMap<>();
 
 	private final Map<MethodClassKey, Optional<IdempotentOperation>> cache = new ConcurrentHashMap<>();
 
@@ -95,22 +98,29 @@ public class IdempotentOperationSource {
 	}
 
 	/**
-	 * Return whether methods of a class may be idempotent: not those of JDK classes,
-	 * which cannot carry the annotation. Fails when the class annotates a method of
-	 * {@link Object}, which is never idempotent: proxies answer {@code equals} and
-	 * {@code hashCode} without asking about them method by method, so such an annotation
-	 * is found here, once per class, instead of being ignored.
+	 * Return whether methods of a class may be idempotent: whether the class, or a type
+	 * it inherits from, carries {@code @Idempotent} on itself or on a method. Only the
+	 * methods of such a class are then asked about one by one; the answer is kept per
+	 * class. Fails when the class annotates a method of {@link Object}, which is never
+	 * idempotent: proxies answer {@code equals} and {@code hashCode} without asking about
+	 * them method by method, so such an annotation is found here, once per class, instead
+	 * of being ignored.
 	 * @param targetClass the class of a bean
 	 * @return whether its methods may be idempotent
 	 * @throws IllegalStateException if the class annotates {@code toString},
 	 * {@code equals}, {@code hashCode}, {@code clone} or {@code finalize}
 	 */
 	public boolean isCandidateClass(Class<?> targetClass) {
-		if (!AnnotationUtils.isCandidateClass(targetClass, Idempotent.class)) {
-			return false;
+		Boolean candidate = this.candidates.get(targetClass);
+		if (candidate == null) {
+			Class<?> userClass = ClassUtils.getUserClass(targetClass);
+			candidate = IdempotentTypes.mayHaveOperations(userClass);
+			if (candidate) {
+				ObjectMethods.checkNotAnnotated(userClass);
+			}
+			this.candidates.put(targetClass, candidate);
 		}
-		ObjectMethods.checkNotAnnotated(ClassUtils.getUserClass(targetClass));
-		return true;
+		return candidate;
 	}
 
 	/**
@@ -226,11 +236,14 @@ public class IdempotentOperationSource {
 		if (!StringUtils.hasText(resolved)) {
 			return null;
 		}
+		// Spring's duration styles: simple (500ms, 30s, 5m, 2h, 1d; a bare number is
+		// milliseconds, as in Spring Boot), composite (1h30m) and ISO-8601 (PT5M).
 		try {
-			return Durations.parse(resolved);
+			return DurationFormatterUtils.detectAndParse(resolved.trim(), DurationFormat.Unit.MILLIS);
 		}
 		catch (IllegalArgumentException ex) {
-			throw ExpressionParsing.invalid(attribute, value, method, ex.getMessage());
+			throw ExpressionParsing.invalid(attribute, value, method,
+					"'" + resolved + "' is not a duration (use 500ms, 30s, 5m, 2h, 1d or PT5M)");
 		}
 	}
 
