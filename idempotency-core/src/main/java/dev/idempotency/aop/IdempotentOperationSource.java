@@ -2,6 +2,7 @@ package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
@@ -133,6 +134,11 @@ public class IdempotentOperationSource {
 
 	private @Nullable IdempotentOperation resolve(Method method, @Nullable Class<?> targetClass) {
 		Class<?> userClass = (targetClass != null) ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
+		if (Proxy.isProxyClass(userClass)) {
+			// A generated class, numbered in creation order, whose methods have no
+			// parameter names: the interface names the operation and its arguments.
+			userClass = method.getDeclaringClass();
+		}
 		Method specific = AopUtils.getMostSpecificMethod(method, userClass);
 		if (Modifier.isStatic(specific.getModifiers())) {
 			return null;

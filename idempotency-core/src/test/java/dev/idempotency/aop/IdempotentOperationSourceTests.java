@@ -92,6 +92,21 @@ class IdempotentOperationSourceTests {
 		assertThat(new CountingOperationSource().isCandidateClass(proxy.getClass())).isTrue();
 	}
 
+	// A JDK proxy's class is generated ($Proxy12, numbered in creation order) and its
+	// methods carry no parameter names: the operation must be named and resolved from the
+	// interface, or its name (and so every key) would change from one start to the next.
+	@Test
+	void beanThatIsAlreadyAnInterfaceProxyIsResolvedThroughTheInterfaceMethod() throws Exception {
+		ProxyFactory factory = new ProxyFactory(new ImplementsAnnotatedMethod());
+		factory.addInterface(AnnotatedMethod.class);
+		Object proxy = factory.getProxy();
+		IdempotentOperation operation = new CountingOperationSource()
+			.getOperation(AnnotatedMethod.class.getMethod("run", String.class), proxy.getClass());
+		assertThat(operation).isNotNull();
+		assertThat(operation.name()).isEqualTo("AnnotatedMethod.run");
+		assertThat(operation.method()).isEqualTo(AnnotatedMethod.class.getMethod("run", String.class));
+	}
+
 	@Test
 	void candidateClassThatAnnotatesAMethodOfObjectFails() {
 		IdempotentOperationSource source = new CountingOperationSource();
