@@ -93,6 +93,8 @@ public class IdempotencyProperties implements Validator {
 
 	private final Memory memory = new Memory();
 
+	private final Redis redis = new Redis();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -189,6 +191,10 @@ public class IdempotencyProperties implements Validator {
 		return this.memory;
 	}
 
+	public Redis getRedis() {
+		return this.redis;
+	}
+
 	@Override
 	public boolean supports(Class<?> type) {
 		return IdempotencyProperties.class.isAssignableFrom(type);
@@ -206,6 +212,11 @@ public class IdempotencyProperties implements Validator {
 		if (!StringUtils.hasText(properties.getKeyPrefix())) {
 			errors.rejectValue("keyPrefix", "empty", "must not be empty (such as 'idempotency:'), or records "
 					+ "would mix with every other key of the Redis database");
+		}
+		Duration commandTimeout = properties.getRedis().getCommandTimeout();
+		if (commandTimeout == null || commandTimeout.toMillis() <= 0) {
+			errors.rejectValue("redis.commandTimeout", "notPositive",
+					"idempotency.redis.command-timeout must be at least one millisecond");
 		}
 	}
 
@@ -326,6 +337,29 @@ public class IdempotencyProperties implements Validator {
 
 		public void setMaxEntries(int maxEntries) {
 			this.maxEntries = maxEntries;
+		}
+
+	}
+
+	/**
+	 * Settings of the Redis store.
+	 */
+	public static class Redis {
+
+		/**
+		 * How long a command of the Redis store, or of its health check, waits for its
+		 * reply before the call fails, whatever the connection's own command timeout
+		 * (spring.data.redis.timeout), which the application's other uses of Redis keep.
+		 * With Lettuce it also bounds the wait for a new connection.
+		 */
+		private Duration commandTimeout = Duration.ofSeconds(2);
+
+		public Duration getCommandTimeout() {
+			return this.commandTimeout;
+		}
+
+		public void setCommandTimeout(Duration commandTimeout) {
+			this.commandTimeout = commandTimeout;
 		}
 
 	}

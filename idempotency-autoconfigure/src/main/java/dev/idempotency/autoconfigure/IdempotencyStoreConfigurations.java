@@ -56,7 +56,8 @@ final class IdempotencyStoreConfigurations {
 			if (factory == null) {
 				throw redisUnavailable("there is no RedisConnectionFactory bean");
 			}
-			return new RedisIdempotencyStore(factory, properties.getKeyPrefix());
+			return new RedisIdempotencyStore(factory, properties.getKeyPrefix(),
+					properties.getRedis().getCommandTimeout());
 		}
 
 	}
