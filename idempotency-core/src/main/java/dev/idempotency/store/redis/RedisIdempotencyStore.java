@@ -212,6 +212,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return new RedisServerCheck(this.runner, this.keyPrefix);
 	}
 
+	/**
+	 * Describe where the records are: the Redis server (or the nodes of a cluster, the
+	 * master of a sentinel set) and the key prefix.
+	 * @return a description for logs
+	 */
+	@Override
+	public String toString() {
+		return "Redis store at " + RedisTargets.describe(this.connectionFactory) + " (key prefix '" + this.keyPrefix
+				+ "')";
+	}
+
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {
 		T reply;
 		try {
