@@ -30,8 +30,9 @@ public class IdempotencyProperties implements Validator {
 	private boolean enabled = true;
 
 	/**
-	 * Store of idempotency records. 'auto' uses Redis when a RedisConnectionFactory bean
-	 * exists, and memory otherwise.
+	 * Store of idempotency records. 'auto' uses Redis when the application configures it
+	 * (a spring.data.redis connection property such as host or url, a Redis
+	 * ConnectionDetails or RedisConnectionFactory bean of its own), and memory otherwise.
 	 */
 	private StoreType store = StoreType.AUTO;
 
@@ -226,12 +227,12 @@ public class IdempotencyProperties implements Validator {
 	public enum StoreType {
 
 		/**
-		 * Redis when a RedisConnectionFactory bean exists, memory otherwise.
+		 * Redis when the application configures it, memory otherwise.
 		 */
 		AUTO,
 
 		/**
-		 * Redis, through the RedisConnectionFactory bean.
+		 * Redis, through the RedisConnectionFactory bean, configured or not.
 		 */
 		REDIS,
 

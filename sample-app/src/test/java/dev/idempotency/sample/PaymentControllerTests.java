@@ -53,7 +53,7 @@ class PaymentControllerTests {
 	@Test
 	void startsWithRecordsInMemoryAndSaysSo(@Autowired IdempotencyStore store, CapturedOutput output) {
 		assertThat(store).isInstanceOf(InMemoryIdempotencyStore.class);
-		assertThat(output).contains("Idempotency records are kept in memory");
+		assertThat(output).contains("No Redis is configured, so idempotency records are kept in memory");
 	}
 
 	@Test
