@@ -351,7 +351,8 @@ public class IdempotencyProperties implements Validator {
 		 * How long a command of the Redis store, or of its health check, waits for its
 		 * reply before the call fails, whatever the connection's own command timeout
 		 * (spring.data.redis.timeout), which the application's other uses of Redis keep.
-		 * With Lettuce it also bounds the wait for a new connection.
+		 * With Lettuce, a new connection is waited for at most the connect timeout plus
+		 * this.
 		 */
 		private Duration commandTimeout = Duration.ofSeconds(2);
 
