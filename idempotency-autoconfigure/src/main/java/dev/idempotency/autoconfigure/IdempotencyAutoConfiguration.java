@@ -106,6 +106,14 @@ public final class IdempotencyAutoConfiguration {
 				new EmbeddedValueResolver(beanFactory));
 	}
 
+	// Annotated methods are resolved while their beans are proxied: all of them are known
+	// only once every singleton exists.
+	@Bean
+	IdempotencyStartupReport idempotencyStartupReport(ObjectProvider<IdempotencyStore> store,
+			ObjectProvider<IdempotentOperationSource> operations, ObjectProvider<IdempotencyDefaults> defaults) {
+		return new IdempotencyStartupReport(store, operations, defaults);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)

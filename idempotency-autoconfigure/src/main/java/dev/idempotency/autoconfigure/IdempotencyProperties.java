@@ -30,8 +30,9 @@ public class IdempotencyProperties implements Validator {
 	private boolean enabled = true;
 
 	/**
-	 * Store of idempotency records. 'auto' uses Redis when a RedisConnectionFactory bean
-	 * exists, and memory otherwise.
+	 * Store of idempotency records. 'auto' uses Redis when the application configures it
+	 * (a spring.data.redis connection property such as host or url, a Redis
+	 * ConnectionDetails or RedisConnectionFactory bean of its own), and memory otherwise.
 	 */
 	private StoreType store = StoreType.AUTO;
 
@@ -92,6 +93,8 @@ public class IdempotencyProperties implements Validator {
 	private final Map<String, Operation> operations = new LinkedHashMap<>();
 
 	private final Memory memory = new Memory();
+
+	private final Redis redis = new Redis();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -189,6 +192,10 @@ public class IdempotencyProperties implements Validator {
 		return this.memory;
 	}
 
+	public Redis getRedis() {
+		return this.redis;
+	}
+
 	@Override
 	public boolean supports(Class<?> type) {
 		return IdempotencyProperties.class.isAssignableFrom(type);
@@ -207,6 +214,11 @@ public class IdempotencyProperties implements Validator {
 			errors.rejectValue("keyPrefix", "empty", "must not be empty (such as 'idempotency:'), or records "
 					+ "would mix with every other key of the Redis database");
 		}
+		Duration commandTimeout = properties.getRedis().getCommandTimeout();
+		if (commandTimeout == null || commandTimeout.toMillis() <= 0) {
+			errors.rejectValue("redis.commandTimeout", "notPositive",
+					"idempotency.redis.command-timeout must be at least one millisecond");
+		}
 	}
 
 	/**
@@ -215,12 +227,12 @@ public class IdempotencyProperties implements Validator {
 	public enum StoreType {
 
 		/**
-		 * Redis when a RedisConnectionFactory bean exists, memory otherwise.
+		 * Redis when the application configures it, memory otherwise.
 		 */
 		AUTO,
 
 		/**
-		 * Redis, through the RedisConnectionFactory bean.
+		 * Redis, through the RedisConnectionFactory bean, configured or not.
 		 */
 		REDIS,
 
@@ -326,6 +338,30 @@ public class IdempotencyProperties implements Validator {
 
 		public void setMaxEntries(int maxEntries) {
 			this.maxEntries = maxEntries;
+		}
+
+	}
+
+	/**
+	 * Settings of the Redis store.
+	 */
+	public static class Redis {
+
+		/**
+		 * How long a command of the Redis store, or of its health check, waits for its
+		 * reply before the call fails, whatever the connection's own command timeout
+		 * (spring.data.redis.timeout), which the application's other uses of Redis keep.
+		 * With Lettuce, a new connection is waited for at most the connect timeout plus
+		 * this.
+		 */
+		private Duration commandTimeout = Duration.ofSeconds(2);
+
+		public Duration getCommandTimeout() {
+			return this.commandTimeout;
+		}
+
+		public void setCommandTimeout(Duration commandTimeout) {
+			this.commandTimeout = commandTimeout;
 		}
 
 	}

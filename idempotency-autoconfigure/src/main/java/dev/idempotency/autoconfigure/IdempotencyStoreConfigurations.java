@@ -9,6 +9,7 @@ import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,10 +21,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * The store configurations, chosen by {@code idempotency.store}; imported in this order
- * so that {@code auto} prefers Redis. Each backs off when the application defines its own
+ * so that {@code auto} prefers Redis when the application configured it (see
+ * {@link RedisConfiguredCondition}). Each backs off when the application defines its own
  * {@link IdempotencyStore}.
  */
 final class IdempotencyStoreConfigurations {
@@ -31,6 +34,14 @@ final class IdempotencyStoreConfigurations {
 	private static final Log logger = LogFactory.getLog(IdempotencyStoreConfigurations.class);
 
 	private static final String ADD_REDIS = "add spring-boot-starter-data-redis and configure spring.data.redis.*";
+
+	private static final String MEMORY_UNDER_AUTO = "No Redis is configured, so idempotency records are kept in "
+			+ "memory, in this JVM only: a duplicate that reaches another instance, or arrives after a restart, runs "
+			+ "again. Redis on localhost is not assumed. To keep records in Redis, ";
+
+	private static final String CONFIGURE_REDIS = "set spring.data.redis.host (or url, cluster.nodes, sentinel.master "
+			+ "and sentinel.nodes), use a Redis @ServiceConnection, define a RedisConnectionFactory bean, or set "
+			+ "idempotency.store=redis to use Redis on localhost:6379";
 
 	private IdempotencyStoreConfigurations() {
 	}
@@ -56,7 +67,8 @@ final class IdempotencyStoreConfigurations {
 			if (factory == null) {
 				throw redisUnavailable("there is no RedisConnectionFactory bean");
 			}
-			return new RedisIdempotencyStore(factory, properties.getKeyPrefix());
+			return new RedisIdempotencyStore(factory, properties.getKeyPrefix(),
+					properties.getRedis().getCommandTimeout());
 		}
 
 	}
@@ -80,12 +92,14 @@ final class IdempotencyStoreConfigurations {
 
 		@Bean
 		@ConditionalOnMissingBean(IdempotencyStore.class)
-		InMemoryIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
+		InMemoryIdempotencyStore idempotencyStore(IdempotencyProperties properties,
+				ConfigurableListableBeanFactory beanFactory) {
 			if (properties.getStore() == StoreType.AUTO) {
-				logger.warn("No RedisConnectionFactory bean: idempotency records are kept in memory, in this JVM "
-						+ "only. A duplicate that reaches another instance, or arrives after a restart, runs again. "
-						+ "For several instances, " + ADD_REDIS + "; to keep records in memory on purpose, set "
-						+ "idempotency.store=memory.");
+				boolean redisPresent = ClassUtils.isPresent(
+						"org.springframework.data.redis.connection.RedisConnectionFactory",
+						beanFactory.getBeanClassLoader());
+				logger.warn(MEMORY_UNDER_AUTO + (redisPresent ? CONFIGURE_REDIS : ADD_REDIS)
+						+ "; to keep records in memory on purpose, set idempotency.store=memory.");
 			}
 			else {
 				logger.info("Idempotency records are kept in memory, in this JVM only (idempotency.store=memory)");
@@ -96,7 +110,9 @@ final class IdempotencyStoreConfigurations {
 	}
 
 	/**
-	 * Redis when asked for, or when {@code auto} finds a connection factory.
+	 * Redis when asked for, or when {@code auto} finds a connection factory and Redis is
+	 * configured: Boot defines a factory for localhost whenever a client is on the class
+	 * path.
 	 */
 	static class RedisStoreCondition extends AnyNestedCondition {
 
@@ -111,6 +127,7 @@ final class IdempotencyStoreConfigurations {
 
 		@ConditionalOnProperty(prefix = "idempotency", name = "store", havingValue = "auto", matchIfMissing = true)
 		@ConditionalOnBean(RedisConnectionFactory.class)
+		@Conditional(RedisConfiguredCondition.class)
 		static class Detected {
 
 		}

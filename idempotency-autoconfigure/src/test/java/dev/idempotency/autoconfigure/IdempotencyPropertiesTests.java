@@ -38,10 +38,12 @@ class IdempotencyPropertiesTests {
 
 	@Test
 	void bindsEveryProperty() {
-		this.contextRunner.withPropertyValues("idempotency.store=memory", "idempotency.key-prefix=app:",
-				"idempotency.lock-timeout=45s", "idempotency.retention=3d", "idempotency.on-in-progress=wait",
-				"idempotency.wait-timeout=4s", "idempotency.on-store-failure=proceed", "idempotency.max-key-length=80",
-				"idempotency.max-result-size=64KB", "idempotency.advisor-order=7", "idempotency.memory.max-entries=500")
+		this.contextRunner
+			.withPropertyValues("idempotency.store=memory", "idempotency.key-prefix=app:",
+					"idempotency.lock-timeout=45s", "idempotency.retention=3d", "idempotency.on-in-progress=wait",
+					"idempotency.wait-timeout=4s", "idempotency.on-store-failure=proceed",
+					"idempotency.max-key-length=80", "idempotency.max-result-size=64KB", "idempotency.advisor-order=7",
+					"idempotency.memory.max-entries=500", "idempotency.redis.command-timeout=750ms")
 			.run((context) -> {
 				IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);
 				assertThat(properties.isEnabled()).isTrue();
@@ -56,6 +58,7 @@ class IdempotencyPropertiesTests {
 				assertThat(properties.getMaxResultSize()).isEqualTo(DataSize.ofKilobytes(64));
 				assertThat(properties.getAdvisorOrder()).isEqualTo(7);
 				assertThat(properties.getMemory().getMaxEntries()).isEqualTo(500);
+				assertThat(properties.getRedis().getCommandTimeout()).isEqualTo(Duration.ofMillis(750));
 				assertThat(context.getBean(IdempotencyDefaults.class))
 					.isEqualTo(
 							new IdempotencyDefaults(
@@ -156,6 +159,24 @@ class IdempotencyPropertiesTests {
 				.isInstanceOf(BindValidationException.class)
 				.hasMessageContaining("idempotency.key-prefix")
 				.hasMessageContaining("must not be empty"));
+	}
+
+	@Test
+	void redisCommandTimeoutIsTwoSecondsByDefault() {
+		this.contextRunner
+			.run((context) -> assertThat(context.getBean(IdempotencyProperties.class).getRedis().getCommandTimeout())
+				.isEqualTo(Duration.ofSeconds(2)));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0s", "-1s" })
+	void failsStartupOnRedisCommandTimeoutThatIsNotPositive(String timeout) {
+		this.contextRunner.withPropertyValues("idempotency.redis.command-timeout=" + timeout)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(BindValidationException.class)
+				.hasMessageContaining("idempotency.redis.command-timeout")
+				.hasMessageContaining("must be at least one millisecond"));
 	}
 
 	@Test

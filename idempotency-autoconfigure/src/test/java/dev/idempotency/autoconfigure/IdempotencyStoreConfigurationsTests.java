@@ -5,6 +5,8 @@ import java.net.ServerSocket;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.store.IdempotencyStore;
@@ -13,12 +15,16 @@ import dev.idempotency.store.redis.RedisIdempotencyStore;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.diagnostics.FailureAnalyzedException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,13 +35,89 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class IdempotencyStoreConfigurationsTests {
 
-	private static final String MEMORY_WARNING = "idempotency records are kept in memory";
+	private static final String MEMORY_WARNING = "No Redis is configured, so idempotency records are kept in memory";
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class));
 
+	private final ApplicationContextRunner bootRedisRunner = this.contextRunner
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class));
+
 	@Test
-	void autoPicksRedisWhenThereIsAConnectionFactoryBean(CapturedOutput output) {
+	void autoPicksMemoryWithWarningWhenRedisIsNotConfiguredThoughBootDefinesAConnectionFactory(CapturedOutput output) {
+		this.bootRedisRunner.run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisConnectionFactory.class)
+				.hasSingleBean(InMemoryIdempotencyStore.class)
+				.doesNotHaveBean(RedisIdempotencyStore.class);
+		});
+		assertThat(output).contains(MEMORY_WARNING)
+			.contains("Redis on localhost is not assumed")
+			.contains("set spring.data.redis.host")
+			.contains("idempotency.store=redis");
+	}
+
+	@Test
+	void autoPicksMemoryWhenOnlyPropertiesThatTuneTheClientAreSet(CapturedOutput output) {
+		this.bootRedisRunner
+			.withPropertyValues("spring.data.redis.timeout=1s", "spring.data.redis.client-name=app",
+					"spring.data.redis.repositories.enabled=false", "spring.data.redis.lettuce.pool.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(InMemoryIdempotencyStore.class));
+		assertThat(output).contains(MEMORY_WARNING);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "spring.data.redis.host=redis.internal", "spring.data.redis.port=6380",
+			"spring.data.redis.url=redis://redis.internal:6379", "spring.data.redis.password=secret",
+			"spring.data.redis.database=2", "spring.data.redis.cluster.nodes=node-1:7000,node-2:7000",
+			"spring.data.redis.cluster.nodes[0]=node-1:7000", "spring.data.redis.masterreplica.nodes=node-1:6379" })
+	void autoPicksRedisWhenAConnectionPropertyIsSet(String property, CapturedOutput output) {
+		this.bootRedisRunner.withPropertyValues(property)
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class));
+		assertThat(output).doesNotContain(MEMORY_WARNING);
+	}
+
+	@Test
+	void autoPicksRedisWhenASentinelIsConfigured() {
+		this.bootRedisRunner
+			.withPropertyValues("spring.data.redis.sentinel.master=mymaster",
+					"spring.data.redis.sentinel.nodes=sentinel-1:26379")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class));
+	}
+
+	@Test
+	void autoPicksRedisFromConnectionDetailsOfTheApplication(CapturedOutput output) {
+		int port = unusedPort();
+		this.bootRedisRunner
+			.withBean("serviceConnection", DataRedisConnectionDetails.class, () -> new DataRedisConnectionDetails() {
+
+				@Override
+				public Standalone getStandalone() {
+					return Standalone.of("127.0.0.1", port);
+				}
+
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+				assertThat(context.getBean(RedisIdempotencyStore.class))
+					.hasToString("Redis store at 127.0.0.1:" + port + " (key prefix 'idempotency:')");
+			});
+		assertThat(output).doesNotContain(MEMORY_WARNING);
+	}
+
+	@Test
+	void autoPicksRedisFromAConnectionConfigurationOfTheApplication() {
+		this.bootRedisRunner
+			.withBean(RedisStandaloneConfiguration.class, () -> new RedisStandaloneConfiguration("127.0.0.1", 6390))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+				assertThat(context.getBean(RedisIdempotencyStore.class))
+					.hasToString("Redis store at 127.0.0.1:6390 (key prefix 'idempotency:')");
+			});
+	}
+
+	@Test
+	void autoPicksRedisWhenTheApplicationDefinesAConnectionFactory(CapturedOutput output) {
 		this.contextRunner.withBean(RedisConnectionFactory.class, () -> unreachableRedis()).run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
 			assertThat(context.getBean(IdempotencyEngine.class).getStore())
@@ -45,24 +127,38 @@ class IdempotencyStoreConfigurationsTests {
 	}
 
 	@Test
+	void autoPicksRedisWhenAConfigurationClassOfTheApplicationDefinesAConnectionFactory() {
+		this.bootRedisRunner.withUserConfiguration(RedisConfiguration.class)
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class));
+	}
+
+	@Test
 	void autoPicksRedisFromSpringBootRedisAutoConfigurationWhileRedisIsUnreachable() {
-		this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.port=" + unusedPort())
+		this.bootRedisRunner.withPropertyValues("spring.data.redis.port=" + unusedPort())
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class));
 	}
 
 	@Test
 	void autoPicksMemoryWithWarningWhenThereIsNoConnectionFactoryBean(CapturedOutput output) {
-		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(InMemoryIdempotencyStore.class));
+		this.contextRunner.withPropertyValues("spring.data.redis.host=redis.internal")
+			.run((context) -> assertThat(context).hasSingleBean(InMemoryIdempotencyStore.class));
 		assertThat(output).contains(MEMORY_WARNING);
 	}
 
 	@Test
 	void autoPicksMemoryWithWarningWithoutSpringDataRedis(CapturedOutput output) {
-		this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
-			.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+		this.bootRedisRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(InMemoryIdempotencyStore.class));
-		assertThat(output).contains(MEMORY_WARNING);
+		assertThat(output).contains(MEMORY_WARNING).contains("add spring-boot-starter-data-redis");
+	}
+
+	@Test
+	void redisIsUsedWhenAskedForWithoutAnyRedisConfiguration() {
+		this.bootRedisRunner.withPropertyValues("idempotency.store=redis").run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+			assertThat(context.getBean(RedisIdempotencyStore.class))
+				.hasToString("Redis store at localhost:6379 (key prefix 'idempotency:')");
+		});
 	}
 
 	@Test
@@ -108,6 +204,16 @@ class IdempotencyStoreConfigurationsTests {
 		this.contextRunner.withPropertyValues("idempotency.store=redis")
 			.withBean(IdempotencyStore.class, () -> store)
 			.run((context) -> assertThat(context).getBean(IdempotencyStore.class).isSameAs(store));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RedisConfiguration {
+
+		@Bean
+		LettuceConnectionFactory applicationConnectionFactory() {
+			return unreachableRedis();
+		}
+
 	}
 
 	private static LettuceConnectionFactory unreachableRedis() {

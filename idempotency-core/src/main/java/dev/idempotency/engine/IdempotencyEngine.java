@@ -59,6 +59,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final IdempotencyRecords records;
 
+	private final StoreOutage outage = new StoreOutage();
+
 	/**
 	 * Create an engine that no observer wraps calls of.
 	 * @param store the store of records
@@ -192,6 +194,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		catch (RuntimeException ex) {
 			return onAcquireFailure(operation, record, ex, invocation, call);
 		}
+		this.outage.answered();
 		AcquireResult result = claim.result();
 		if (result instanceof Acquired acquired) {
 			Attempt attempt = new Attempt(record, owner, acquired.fence(), settings.lockTimeout().toNanos(),
@@ -218,8 +221,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	private @Nullable Object onAcquireFailure(Operation operation, RecordKey record, RuntimeException ex,
 			Invocation invocation, Call call) throws Throwable {
 		if (this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED) {
-			logger.warn("Store unavailable for " + record + ": running the method WITHOUT idempotency protection "
-					+ "(idempotency.on-store-failure=proceed)", ex);
+			this.outage.bypassed(record, ex);
 			report(call, operation, record, Outcome.BYPASSED);
 			return invocation.proceed();
 		}

@@ -53,6 +53,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private @Nullable Process process;
 
+	private boolean frozen;
+
 	private RedisServerProcess(Path binary, Path directory, int port) {
 		this.binary = binary;
 		this.directory = directory;
@@ -162,12 +164,17 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * Stop the server gracefully, as an operator would.
 	 */
 	public synchronized void stop() {
+		// A frozen process would not act on SIGTERM
+		if (this.frozen) {
+			thaw();
+		}
 		Process process = this.process;
 		if (process != null) {
 			process.destroy();
 			awaitExit(process);
 		}
 		this.process = null;
+		this.frozen = false;
 		RUNNING.remove(this);
 	}
 
@@ -181,7 +188,26 @@ public final class RedisServerProcess implements AutoCloseable {
 			awaitExit(process);
 		}
 		this.process = null;
+		this.frozen = false;
 		RUNNING.remove(this);
+	}
+
+	/**
+	 * Freeze the server ({@code SIGSTOP}): connections stay open and new ones are
+	 * accepted by the kernel, but nothing is answered until {@link #thaw()}, as with a
+	 * server that hangs or a network that drops replies.
+	 */
+	public synchronized void freeze() {
+		signal("STOP");
+		this.frozen = true;
+	}
+
+	/**
+	 * Let a frozen server go on ({@code SIGCONT}).
+	 */
+	public synchronized void thaw() {
+		signal("CONT");
+		this.frozen = false;
 	}
 
 	/**
@@ -196,6 +222,26 @@ public final class RedisServerProcess implements AutoCloseable {
 	@Override
 	public String toString() {
 		return "redis-server on " + HOST + ":" + this.port;
+	}
+
+	private void signal(String signal) {
+		Process process = this.process;
+		if (process == null || !process.isAlive()) {
+			throw new IllegalStateException(this + " is not running");
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+			if (!kill.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("Could not send SIG" + signal + " to " + this);
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not run kill", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while sending SIG" + signal + " to " + this, ex);
+		}
 	}
 
 	private void awaitPing(Process process, Path log) {

@@ -53,7 +53,8 @@ class PaymentControllerTests {
 	@Test
 	void startsWithRecordsInMemoryAndSaysSo(@Autowired IdempotencyStore store, CapturedOutput output) {
 		assertThat(store).isInstanceOf(InMemoryIdempotencyStore.class);
-		assertThat(output).contains("Idempotency records are kept in memory");
+		assertThat(output).contains("No Redis is configured, so idempotency records are kept in memory")
+			.contains("Idempotency: in-memory store (at most 100000 records), 2 @Idempotent operations");
 	}
 
 	@Test

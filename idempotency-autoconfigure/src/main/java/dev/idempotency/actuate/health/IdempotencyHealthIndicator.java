@@ -35,9 +35,10 @@ import org.springframework.util.ClassUtils;
  * <p>
  * As a bean, the indicator checks a Redis store once in the background when the
  * application context has started, so that such a policy is logged at startup when Redis
- * is reachable then; it never delays or fails startup. An unreachable Redis answers
- * within the client's command timeout ({@code spring.data.redis.timeout}), so keep that
- * below the health check's own timeouts.
+ * is reachable then; it never delays or fails startup. Each command of a Redis check
+ * waits at most for the store's command timeout
+ * ({@code idempotency.redis.command-timeout}), whatever the connection's own, so a Redis
+ * that does not answer is {@code DOWN} within a few of those.
  */
 public class IdempotencyHealthIndicator extends AbstractHealthIndicator implements SmartInitializingSingleton {
 

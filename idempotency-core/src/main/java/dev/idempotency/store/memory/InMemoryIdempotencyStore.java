@@ -46,6 +46,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
 	private final MemoryCapacity capacity;
 
+	private final int maxEntries;
+
 	private final Clock clock;
 
 	/**
@@ -72,6 +74,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 		Assert.isTrue(maxEntries > 0, "'maxEntries' must be positive");
 		Assert.notNull(clock, "'clock' must not be null");
 		this.capacity = new MemoryCapacity(this.records, maxEntries);
+		this.maxEntries = maxEntries;
 		this.clock = clock;
 	}
 
@@ -144,6 +147,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 	@Override
 	public String type() {
 		return "memory";
+	}
+
+	/**
+	 * Describe the store and its bound, for logs.
+	 * @return a description
+	 */
+	@Override
+	public String toString() {
+		return "in-memory store (at most " + this.maxEntries + " records)";
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package dev.idempotency.store.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -26,6 +28,12 @@ import org.springframework.data.redis.core.script.RedisScript;
  * without waiting ({@link #runAsync}, lease renewals) go to a few daemon threads of their
  * own, each waiting on one connection at a time: renewals do not queue behind one another
  * on the renewer's thread. The threads end when idle.
+ * <p>
+ * Such a client offers no way to stop waiting for one reply: a script run on the caller's
+ * thread waits as long as the client's own timeout (Jedis: its read timeout,
+ * {@code spring.data.redis.timeout}, 2 seconds by default). Only the reply of a script
+ * run without waiting is given up after the runner's timeout, while its thread goes on
+ * waiting for the client.
  */
 final class ConnectionScriptRunner implements ScriptRunner {
 
@@ -35,8 +43,11 @@ final class ConnectionScriptRunner implements ScriptRunner {
 
 	private final ThreadPoolExecutor asyncExecutor;
 
-	ConnectionScriptRunner(RedisConnectionFactory connectionFactory) {
+	private final long timeoutNanos;
+
+	ConnectionScriptRunner(RedisConnectionFactory connectionFactory, Duration timeout) {
 		this.connectionFactory = connectionFactory;
+		this.timeoutNanos = timeout.toNanos();
 		AtomicInteger threads = new AtomicInteger();
 		this.asyncExecutor = new ThreadPoolExecutor(ASYNC_THREADS, ASYNC_THREADS, 30, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), (task) -> {
@@ -50,7 +61,8 @@ final class ConnectionScriptRunner implements ScriptRunner {
 	@Override
 	public <T> CompletableFuture<@Nullable T> runAsync(RedisScript<T> script, byte[] key, byte[]... args) {
 		try {
-			return CompletableFuture.supplyAsync(() -> run(script, key, args), this.asyncExecutor);
+			return CompletableFuture.supplyAsync(() -> run(script, key, args), this.asyncExecutor)
+				.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -76,6 +88,22 @@ final class ConnectionScriptRunner implements ScriptRunner {
 				return (T) commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, 1,
 						keysAndArgs);
 			}
+		}
+	}
+
+	@Override
+	public List<Boolean> scriptsExist(String... shas) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			List<Boolean> exist = connection.scriptingCommands().scriptExists(shas);
+			return (exist != null) ? exist : List.of();
+		}
+	}
+
+	@Override
+	public boolean delete(byte[] key) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			Long deleted = connection.keyCommands().del(key);
+			return deleted != null && deleted > 0;
 		}
 	}
 

@@ -1,17 +1,27 @@
 package dev.idempotency.store.redis;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -32,6 +42,13 @@ import org.springframework.data.redis.core.script.RedisScript;
  * that Lettuce refused to send because that connection was closed is sent once more on
  * the one looked up again: it never reached Redis. The shared connection is never in a
  * transaction of the application's: the factory runs those on dedicated connections.
+ * <p>
+ * Every command waits for its reply at most for the runner's own timeout, whatever the
+ * factory's command timeout (60 seconds by default). Opening the connection is bounded by
+ * the client's connect timeout plus the runner's timeout: Lettuce bounds the TCP connect
+ * by the former, but waits for the server's answer to its handshake for as long as the
+ * factory's command timeout, so the connection is opened on a thread of the runner's own,
+ * and a caller gives up waiting for it after that bound, leaving it to finish there.
  */
 final class LettuceScriptRunner implements ScriptRunner {
 
@@ -42,14 +59,32 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	private final long timeoutNanos;
 
+	private final Duration connectTimeout;
+
+	private final ThreadPoolExecutor connector;
+
 	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
 
 	// The dedicated connection behind commands, when the factory shares none
 	private volatile @Nullable RedisConnection dedicated;
 
-	LettuceScriptRunner(RedisConnectionFactory connectionFactory) {
+	// The connection being opened, which every caller waits for: one at a time
+	private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connecting;
+
+	LettuceScriptRunner(RedisConnectionFactory connectionFactory, Duration timeout) {
 		this.connectionFactory = (LettuceConnectionFactory) connectionFactory;
-		this.timeoutNanos = this.connectionFactory.getClientConfiguration().getCommandTimeout().toNanos();
+		this.timeoutNanos = timeout.toNanos();
+		this.connectTimeout = this.connectionFactory.getClientConfiguration()
+			.getClientOptions()
+			.map((options) -> options.getSocketOptions().getConnectTimeout())
+			.orElse(SocketOptions.DEFAULT_CONNECT_TIMEOUT_DURATION)
+			.plus(timeout);
+		this.connector = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+			Thread thread = new Thread(task, "idempotency-redis-connect");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.connector.allowCoreThreadTimeOut(true);
 	}
 
 	static boolean canRunOn(RedisConnectionFactory connectionFactory) {
@@ -125,25 +160,96 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return (script.getResultType() == Long.class) ? ScriptOutputType.INTEGER : ScriptOutputType.MULTI;
 	}
 
+	@Override
+	public List<Boolean> scriptsExist(String... shas) {
+		return call((commands) -> commands.scriptExists(shas));
+	}
+
+	@Override
+	public boolean delete(byte[] key) {
+		Long deleted = call((commands) -> commands.del(key));
+		return deleted != null && deleted > 0;
+	}
+
+	private <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+		try {
+			return await(command.apply(commands()));
+		}
+		catch (RuntimeException ex) {
+			if (!(ex instanceof RedisCommandExecutionException)) {
+				reset();
+			}
+			throw ex;
+		}
+	}
+
 	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = this.commands;
-		if (commands == null) {
-			synchronized (this) {
-				commands = this.commands;
-				if (commands == null) {
-					RedisConnection connection = this.connectionFactory.getConnection();
-					commands = ((LettuceConnection) connection).getNativeConnection();
-					if (this.connectionFactory.getShareNativeConnection()) {
-						connection.close();
-					}
-					else {
-						this.dedicated = connection;
-					}
-					this.commands = commands;
+		return (commands != null) ? commands : connect();
+	}
+
+	private RedisClusterAsyncCommands<byte[], byte[]> connect() {
+		CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connecting;
+		synchronized (this) {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = this.commands;
+			if (commands != null) {
+				return commands;
+			}
+			connecting = this.connecting;
+			if (connecting == null) {
+				connecting = new CompletableFuture<>();
+				CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> opening = connecting;
+				try {
+					this.connector.execute(() -> open(opening));
 				}
+				catch (RejectedExecutionException ex) {
+					throw new RedisConnectionFailureException("Could not start to connect to Redis", ex);
+				}
+				this.connecting = connecting;
 			}
 		}
-		return commands;
+		try {
+			return connecting.get(this.connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw new RedisConnectionFailureException("Redis did not accept a connection within " + this.connectTimeout
+					+ " (the client's connect timeout and the idempotency command timeout)");
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new RedisConnectionFailureException("Could not connect to Redis", cause);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisConnectionFailureException("Interrupted while connecting to Redis", ex);
+		}
+	}
+
+	private void open(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connecting) {
+		try {
+			RedisConnection connection = this.connectionFactory.getConnection();
+			RedisClusterAsyncCommands<byte[], byte[]> commands = ((LettuceConnection) connection).getNativeConnection();
+			synchronized (this) {
+				if (this.connectionFactory.getShareNativeConnection()) {
+					connection.close();
+				}
+				else {
+					this.dedicated = connection;
+				}
+				this.commands = commands;
+				this.connecting = null;
+			}
+			connecting.complete(commands);
+		}
+		catch (Throwable ex) {
+			synchronized (this) {
+				this.connecting = null;
+			}
+			connecting.completeExceptionally(ex);
+		}
 	}
 
 	private synchronized void reset() {

@@ -17,7 +17,6 @@ import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
@@ -38,12 +37,24 @@ import org.springframework.util.Assert;
  * have bound to its thread, so a transition is never queued in a Redis transaction of the
  * application's own.
  * <p>
+ * Every command of the store, a health check's included, waits for its reply at most for
+ * the store's command timeout ({@link #DEFAULT_COMMAND_TIMEOUT} unless given), whatever
+ * the connection factory's own timeout, which other uses of Redis in the application
+ * keep. With Lettuce the store bounds opening its connection the same way; with other
+ * clients (Jedis) a command sent on the caller's thread waits as long as the client's own
+ * timeout.
+ * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
  * exception as its cause. A value under a record's key that this store did not write
  * (another type, or a string that is not a record) is reported the same way and left
  * untouched; {@link #evict} deletes it.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
+
+	/**
+	 * Command timeout of a store created without one.
+	 */
+	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
 	private static final byte[] NONE = {};
 
@@ -60,13 +71,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private final String keyPrefix;
 
 	/**
-	 * Create a store.
+	 * Create a store whose commands time out after {@link #DEFAULT_COMMAND_TIMEOUT}.
 	 * @param connectionFactory the Redis connections to use; connections are opened
 	 * lazily, on the first transition
 	 * @param keyPrefix prefix of every Redis key, such as {@code idempotency:}
 	 */
 	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
-		this(connectionFactory, keyPrefix, ScriptRunner.of(connectionFactory));
+		this(connectionFactory, keyPrefix, DEFAULT_COMMAND_TIMEOUT);
+	}
+
+	/**
+	 * Create a store.
+	 * @param connectionFactory the Redis connections to use; connections are opened
+	 * lazily, on the first transition
+	 * @param keyPrefix prefix of every Redis key, such as {@code idempotency:}
+	 * @param commandTimeout how long a command of the store waits for its reply before it
+	 * fails, whatever the connection factory's own command timeout
+	 */
+	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout) {
+		this(connectionFactory, keyPrefix, ScriptRunner.of(connectionFactory, checkTimeout(commandTimeout)));
 	}
 
 	RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, ScriptRunner runner) {
@@ -134,14 +157,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	@Override
 	public boolean evict(RecordKey key) {
-		Long deleted;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			deleted = connection.keyCommands().del(redisKey(key));
+		try {
+			return this.runner.delete(redisKey(key));
 		}
 		catch (RuntimeException ex) {
 			throw failure("evict", key, ex);
 		}
-		return deleted != null && deleted > 0;
 	}
 
 	@Override
@@ -166,13 +187,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		Map<String, RedisScript<?>> scripts = this.scripts.byTransition();
 		String[] shas = scripts.values().stream().map(RedisScript::getSha1).toArray(String[]::new);
 		List<Boolean> exists;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			exists = connection.scriptingCommands().scriptExists(shas);
+		try {
+			exists = this.runner.scriptsExist(shas);
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException("Redis failed to tell whether the idempotency scripts are loaded", ex);
 		}
-		Assert.state(exists != null && exists.size() == shas.length, "No reply from Redis to SCRIPT EXISTS");
+		Assert.state(exists.size() == shas.length, "No reply from Redis to SCRIPT EXISTS");
 		Map<String, Boolean> loaded = new LinkedHashMap<>();
 		int i = 0;
 		for (String transition : scripts.keySet()) {
@@ -184,10 +205,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	/**
 	 * Return a check of whether the Redis server this store uses accepts writes now, and
 	 * how it is set up to keep records, for health checks.
-	 * @return a check on this store's connections and key prefix
+	 * @return a check on this store's connections and key prefix, bounded by its command
+	 * timeout
 	 */
 	public RedisServerCheck serverCheck() {
-		return new RedisServerCheck(this.connectionFactory, this.keyPrefix);
+		return new RedisServerCheck(this.runner, this.keyPrefix);
+	}
+
+	/**
+	 * Describe where the records are: the Redis server (or the nodes of a cluster, the
+	 * master of a sentinel set) and the key prefix.
+	 * @return a description for logs
+	 */
+	@Override
+	public String toString() {
+		return "Redis store at " + RedisTargets.describe(this.connectionFactory) + " (key prefix '" + this.keyPrefix
+				+ "')";
 	}
 
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {
@@ -231,6 +264,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private String redisKeyString(RecordKey key) {
 		return this.keyPrefix + key.name() + ':' + key.key();
+	}
+
+	private static Duration checkTimeout(Duration commandTimeout) {
+		Assert.notNull(commandTimeout, "'commandTimeout' must not be null");
+		Assert.isTrue(commandTimeout.toMillis() > 0, "'commandTimeout' must be at least one millisecond");
+		return commandTimeout;
 	}
 
 	private static byte[] millis(Duration duration, String name) {

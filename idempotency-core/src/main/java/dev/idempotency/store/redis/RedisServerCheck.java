@@ -11,9 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyStoreException;
 
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 import org.springframework.util.StreamUtils;
 
@@ -35,41 +33,40 @@ import org.springframework.util.StreamUtils;
  * {@code CONFIG} command that a managed service disables is never needed; where
  * {@code INFO} is not allowed either, they are unknown ({@code null}). On Redis Cluster
  * the answer is that of the node holding the probe key's slot.
+ * <p>
+ * A check runs on the connections of its store and waits for the reply at most for the
+ * store's command timeout; get one from {@link RedisIdempotencyStore#serverCheck()}.
  */
 public final class RedisServerCheck {
 
 	private static final String PROBE_KEY = "health-probe";
 
-	private static final byte[] SCRIPT = load("server-check.lua");
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static final RedisScript<List<Object>> SCRIPT = (RedisScript) RedisScript.of(load("server-check.lua"),
+			List.class);
 
-	private final RedisConnectionFactory connectionFactory;
+	private final ScriptRunner runner;
 
 	private final String probeKey;
 
-	/**
-	 * Create a check.
-	 * @param connectionFactory the connections of the store; a connection is opened only
-	 * when {@link #check()} runs
-	 * @param keyPrefix the store's key prefix, under which the probe key is written
-	 */
-	public RedisServerCheck(RedisConnectionFactory connectionFactory, String keyPrefix) {
-		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
-		Assert.notNull(keyPrefix, "'keyPrefix' must not be null");
-		this.connectionFactory = connectionFactory;
+	private final byte[] probeKeyBytes;
+
+	RedisServerCheck(ScriptRunner runner, String keyPrefix) {
+		this.runner = runner;
 		this.probeKey = keyPrefix + PROBE_KEY;
+		this.probeKeyBytes = this.probeKey.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**
-	 * Ask the server, within the client's command timeout.
+	 * Ask the server, within the store's command timeout.
 	 * @return what the server answered
 	 * @throws IdempotencyStoreException when Redis cannot be reached or fails otherwise
 	 * than by refusing the probe write
 	 */
 	public RedisServerStatus check() {
 		List<Object> reply;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			reply = connection.scriptingCommands()
-				.eval(SCRIPT, ReturnType.MULTI, 1, this.probeKey.getBytes(StandardCharsets.UTF_8));
+		try {
+			reply = this.runner.run(SCRIPT, this.probeKeyBytes);
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException(
@@ -115,11 +112,11 @@ public final class RedisServerCheck {
 		return (value != null) ? value.toString() : "";
 	}
 
-	private static byte[] load(String name) {
+	private static String load(String name) {
 		try (InputStream in = RedisServerCheck.class.getResourceAsStream(name)) {
 			Assert.state(in != null, () -> "Lua script '" + name + "' is missing from the class path next to "
 					+ RedisServerCheck.class.getName());
-			return StreamUtils.copyToByteArray(in);
+			return StreamUtils.copyToString(in, StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Failed to read Lua script '" + name + "'", ex);

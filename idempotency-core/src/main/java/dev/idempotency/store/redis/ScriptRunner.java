@@ -1,5 +1,7 @@
 package dev.idempotency.store.redis;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
@@ -11,7 +13,8 @@ import org.springframework.util.ClassUtils;
 /**
  * Runs a transition script on one key: {@code EVALSHA}, and {@code EVAL} when Redis does
  * not have the script cached yet. Replies come back as the client decoded them, bulk
- * strings as {@code byte[]}, untouched; failures as the client's own exceptions.
+ * strings as {@code byte[]}, untouched; failures as the client's own exceptions. Also
+ * sends the store's few commands that are not scripts, on the same connections.
  */
 interface ScriptRunner {
 
@@ -44,18 +47,34 @@ interface ScriptRunner {
 	}
 
 	/**
+	 * Ask whether Redis holds scripts in its script cache ({@code SCRIPT EXISTS}).
+	 * @param shas the SHA-1 digests of the scripts
+	 * @return whether each one is cached, in the same order
+	 */
+	List<Boolean> scriptsExist(String... shas);
+
+	/**
+	 * Delete a key ({@code DEL}).
+	 * @param key the key
+	 * @return whether there was a value to delete
+	 */
+	boolean delete(byte[] key);
+
+	/**
 	 * Return the fastest runner that a connection factory supports: one native connection
 	 * of a Lettuce factory (the one it shares, or one of the runner's own), a connection
 	 * per script for any other.
 	 * @param connectionFactory the connection factory
+	 * @param timeout how long a command may wait for its reply, where the client allows
+	 * the runner to bound it
 	 * @return the runner
 	 */
-	static ScriptRunner of(RedisConnectionFactory connectionFactory) {
+	static ScriptRunner of(RedisConnectionFactory connectionFactory, Duration timeout) {
 		if (ClassUtils.isPresent("io.lettuce.core.RedisClient", ScriptRunner.class.getClassLoader())
 				&& LettuceScriptRunner.canRunOn(connectionFactory)) {
-			return new LettuceScriptRunner(connectionFactory);
+			return new LettuceScriptRunner(connectionFactory, timeout);
 		}
-		return new ConnectionScriptRunner(connectionFactory);
+		return new ConnectionScriptRunner(connectionFactory, timeout);
 	}
 
 }

@@ -33,12 +33,13 @@ class ConnectionPerScriptRedisIdempotencyStoreTests extends IdempotencyStoreCont
 	@Override
 	protected IdempotencyStore createStore() {
 		return new RedisIdempotencyStore(connectionFactory, "idempotency-test:",
-				new ConnectionScriptRunner(connectionFactory));
+				new ConnectionScriptRunner(connectionFactory, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT));
 	}
 
 	@Test
 	void aLettuceFactoryThatSharesNoConnectionStillGetsOneConnectionOfTheStoresOwn() {
-		assertThat(ScriptRunner.of(connectionFactory)).isInstanceOf(LettuceScriptRunner.class);
+		assertThat(ScriptRunner.of(connectionFactory, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT))
+			.isInstanceOf(LettuceScriptRunner.class);
 	}
 
 }

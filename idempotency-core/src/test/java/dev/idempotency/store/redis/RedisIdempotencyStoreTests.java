@@ -153,7 +153,8 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	@Test
 	void scriptsRunOnTheConnectionTheFactoryShares() {
-		assertThat(ScriptRunner.of(TestRedis.get().connectionFactory())).isInstanceOf(LettuceScriptRunner.class);
+		assertThat(ScriptRunner.of(TestRedis.get().connectionFactory(), RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT))
+			.isInstanceOf(LettuceScriptRunner.class);
 	}
 
 	@Test

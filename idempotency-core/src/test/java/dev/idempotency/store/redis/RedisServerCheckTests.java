@@ -46,7 +46,7 @@ class RedisServerCheckTests {
 	@Test
 	void probeWritesUnderThePrefixAndLeavesNothingBehind() {
 		withServer((server, factory) -> {
-			new RedisServerCheck(factory, PREFIX).check();
+			new RedisIdempotencyStore(factory, PREFIX).serverCheck().check();
 			try (RedisConnection connection = factory.getConnection()) {
 				Properties stats = connection.serverCommands().info("commandstats");
 				assertThat(stats.getProperty("cmdstat_set")).startsWith("calls=1,");
@@ -61,7 +61,7 @@ class RedisServerCheckTests {
 		withServer((server, factory) -> {
 			try (RedisConnection connection = factory.getConnection()) {
 				connection.stringCommands().set(PROBE_KEY, bytes("someone else's"));
-				assertThat(new RedisServerCheck(factory, PREFIX).check().acceptsWrites()).isTrue();
+				assertThat(new RedisIdempotencyStore(factory, PREFIX).serverCheck().check().acceptsWrites()).isTrue();
 				assertThat(connection.stringCommands().get(PROBE_KEY)).isEqualTo(bytes("someone else's"));
 			}
 		});
@@ -71,7 +71,7 @@ class RedisServerCheckTests {
 	void readOnlyReplicaRefusesWrites() {
 		withServer((primary, primaryFactory) -> withServer((replica, factory) -> {
 			replicate(factory, primary);
-			RedisServerStatus status = new RedisServerCheck(factory, PREFIX).check();
+			RedisServerStatus status = new RedisIdempotencyStore(factory, PREFIX).serverCheck().check();
 			assertThat(status.role()).isEqualTo("replica");
 			assertThat(status.isReplica()).isTrue();
 			assertThat(status.acceptsWrites()).isFalse();
@@ -84,7 +84,7 @@ class RedisServerCheckTests {
 		withServer((primary, primaryFactory) -> withServer((replica, factory) -> {
 			replicate(factory, primary);
 			setConfig(factory, "replica-read-only", "no");
-			RedisServerStatus status = new RedisServerCheck(factory, PREFIX).check();
+			RedisServerStatus status = new RedisIdempotencyStore(factory, PREFIX).serverCheck().check();
 			assertThat(status.acceptsWrites()).isTrue();
 			assertThat(status.isReplica()).isTrue();
 			try (RedisConnection connection = factory.getConnection()) {
@@ -97,7 +97,7 @@ class RedisServerCheckTests {
 	void fullServerUnderNoevictionRefusesWritesAndEvictingOneAcceptsThem() {
 		withServer((server, factory) -> {
 			long maxmemory = fillToTheLimit(factory);
-			RedisServerCheck check = new RedisServerCheck(factory, PREFIX);
+			RedisServerCheck check = new RedisIdempotencyStore(factory, PREFIX).serverCheck();
 			RedisServerStatus full = check.check();
 			assertThat(full.acceptsWrites()).isFalse();
 			assertThat(full.writeRefusal()).startsWith("OOM ");
@@ -114,7 +114,7 @@ class RedisServerCheckTests {
 	@Test
 	void volatilePoliciesEvictRecordsOnlyUnderAMemoryLimit() {
 		withServer((server, factory) -> {
-			RedisServerCheck check = new RedisServerCheck(factory, PREFIX);
+			RedisServerCheck check = new RedisIdempotencyStore(factory, PREFIX).serverCheck();
 			setConfig(factory, "maxmemory-policy", "volatile-lru");
 			RedisServerStatus unlimited = check.check();
 			assertThat(unlimited.maxmemoryPolicy()).isEqualTo("volatile-lru");
@@ -131,7 +131,7 @@ class RedisServerCheckTests {
 	void primaryWithoutEnoughReplicasRefusesWrites() {
 		withServer((server, factory) -> {
 			setConfig(factory, "min-replicas-to-write", "1");
-			RedisServerStatus status = new RedisServerCheck(factory, PREFIX).check();
+			RedisServerStatus status = new RedisIdempotencyStore(factory, PREFIX).serverCheck().check();
 			assertThat(status.role()).isEqualTo("master");
 			assertThat(status.writeRefusal()).startsWith("NOREPLICAS ");
 		});
@@ -148,7 +148,8 @@ class RedisServerCheckTests {
 				await().until(() -> "err"
 					.equals(connection.serverCommands().info("persistence").getProperty("rdb_last_bgsave_status")));
 			}
-			assertThat(new RedisServerCheck(factory, PREFIX).check().writeRefusal()).startsWith("MISCONF ");
+			assertThat(new RedisIdempotencyStore(factory, PREFIX).serverCheck().check().writeRefusal())
+				.startsWith("MISCONF ");
 			// Redis would refuse to stop while it cannot save.
 			setConfig(factory, "save", "");
 		});
@@ -169,7 +170,7 @@ class RedisServerCheckTests {
 			restricted.afterPropertiesSet();
 			restricted.start();
 			try {
-				RedisServerStatus status = new RedisServerCheck(restricted, PREFIX).check();
+				RedisServerStatus status = new RedisIdempotencyStore(restricted, PREFIX).serverCheck().check();
 				assertThat(status).isEqualTo(
 						new RedisServerStatus(null, "NOREPLICAS Not enough good replicas to write.", null, null, null));
 				assertThat(status.evictsRecords()).isFalse();
@@ -185,7 +186,7 @@ class RedisServerCheckTests {
 		withServer((server, factory) -> {
 			server.stop();
 			assertThatExceptionOfType(IdempotencyStoreException.class)
-				.isThrownBy(() -> new RedisServerCheck(factory, PREFIX).check())
+				.isThrownBy(() -> new RedisIdempotencyStore(factory, PREFIX).serverCheck().check())
 				.withMessageContaining("'idempotency:health-probe'");
 		});
 	}
