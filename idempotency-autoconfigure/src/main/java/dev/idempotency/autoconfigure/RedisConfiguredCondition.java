@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -45,10 +46,11 @@ import org.springframework.util.StringUtils;
  * {@code RedisStaticMasterReplicaConfiguration} or {@code RedisSocketConfiguration} bean
  * that Boot builds its factory from, not defined by Boot's Redis auto-configuration.</li>
  * </ul>
- * Bean definitions are looked up in this context only, not in a parent, and only those
- * registered before the idempotency auto-configuration (which comes after Boot's Redis
- * auto-configuration): those of the application's configuration classes and of
- * auto-configurations ordered before it.
+ * Bean definitions are looked up in this context and its ancestors, whose connection
+ * factory the store uses when this context has none, and only those registered before the
+ * idempotency auto-configuration (which comes after Boot's Redis auto-configuration):
+ * those of the application's configuration classes and of auto-configurations ordered
+ * before it.
  */
 class RedisConfiguredCondition extends SpringBootCondition implements ConfigurationCondition {
 
@@ -123,10 +125,14 @@ class RedisConfiguredCondition extends SpringBootCondition implements Configurat
 		return null;
 	}
 
+	// Each factory of the hierarchy on its own: a definition is looked up where it is.
 	private static @Nullable String applicationBean(ConfigurableListableBeanFactory beanFactory, Class<?> type) {
-		for (String name : beanFactory.getBeanNamesForType(type, true, false)) {
-			if (!isDefinedByBootsRedisAutoConfiguration(beanFactory, name)) {
-				return "'" + name + "' (" + type.getSimpleName() + ")";
+		for (BeanFactory current = beanFactory; current instanceof ConfigurableListableBeanFactory listable; current = listable
+			.getParentBeanFactory()) {
+			for (String name : listable.getBeanNamesForType(type, true, false)) {
+				if (!isDefinedByBootsRedisAutoConfiguration(listable, name)) {
+					return "'" + name + "' (" + type.getSimpleName() + ")";
+				}
 			}
 		}
 		return null;

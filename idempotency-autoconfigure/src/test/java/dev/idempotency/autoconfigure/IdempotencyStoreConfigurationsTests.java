@@ -133,6 +133,25 @@ class IdempotencyStoreConfigurationsTests {
 	}
 
 	@Test
+	void autoPicksRedisWhenAParentContextDefinesTheApplicationsConnectionFactory(CapturedOutput output) {
+		new ApplicationContextRunner().withUserConfiguration(RedisConfiguration.class)
+			.run((parent) -> this.bootRedisRunner.withParent(parent).run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+				assertThat(context.getBean(RedisIdempotencyStore.class).toString())
+					.startsWith("Redis store at localhost:" + parent.getBean(LettuceConnectionFactory.class).getPort());
+			}));
+		assertThat(output).doesNotContain(MEMORY_WARNING);
+	}
+
+	@Test
+	void autoPicksMemoryWhenAParentContextHasOnlySpringBootsConnectionFactory(CapturedOutput output) {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.run((parent) -> this.bootRedisRunner.withParent(parent)
+				.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(InMemoryIdempotencyStore.class)));
+		assertThat(output).contains(MEMORY_WARNING);
+	}
+
+	@Test
 	void autoPicksRedisFromSpringBootRedisAutoConfigurationWhileRedisIsUnreachable() {
 		this.bootRedisRunner.withPropertyValues("spring.data.redis.port=" + unusedPort())
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class));
