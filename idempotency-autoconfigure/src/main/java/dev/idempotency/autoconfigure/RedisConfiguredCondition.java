@@ -35,9 +35,10 @@ import org.springframework.util.StringUtils;
  * bean alone says nothing. Any one of these does:
  * <ul>
  * <li>a {@code spring.data.redis.*} property that tells where Redis is or how to log in
- * to it, set to a value that is not empty ({@link #CONNECTION_PROPERTIES}); properties
- * that only tune a client ({@code timeout}, {@code client-type}, {@code lettuce.*},
- * {@code repositories.*}, ...) do not;</li>
+ * to it ({@link #CONNECTION_PROPERTIES}), set to a value that is not empty
+ * ({@code ssl.enabled} only to {@code true}); properties that only tune a client
+ * ({@code timeout}, {@code client-type}, {@code lettuce.*}, {@code repositories.*}, ...)
+ * do not;</li>
  * <li>a {@code DataRedisConnectionDetails} bean other than the one Boot derives from
  * those properties, such as one of a Testcontainers {@code @ServiceConnection} or of
  * Docker Compose;</li>
@@ -98,9 +99,19 @@ class RedisConfiguredCondition extends SpringBootCondition implements Configurat
 		Binder binder = Binder.get(environment);
 		for (String name : CONNECTION_PROPERTIES) {
 			String property = PREFIX + name;
-			boolean set = name.endsWith("nodes")
-					? !binder.bind(property, Bindable.listOf(String.class)).orElse(List.of()).isEmpty()
-					: binder.bind(property, String.class).map(StringUtils::hasText).orElse(false);
+			boolean set;
+			if (name.endsWith("nodes")) {
+				set = !binder.bind(property, Bindable.listOf(String.class)).orElse(List.of()).isEmpty();
+			}
+			else if (name.equals("ssl.enabled")) {
+				// Switching SSL off, as a profile may, says nothing about where Redis is
+				set = binder.bind(property, String.class)
+					.map((value) -> value.trim().equalsIgnoreCase("true"))
+					.orElse(false);
+			}
+			else {
+				set = binder.bind(property, String.class).map(StringUtils::hasText).orElse(false);
+			}
 			if (set) {
 				return property;
 			}
