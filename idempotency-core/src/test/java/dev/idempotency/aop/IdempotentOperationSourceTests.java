@@ -107,6 +107,20 @@ class IdempotentOperationSourceTests {
 		assertThat(operation.method()).isEqualTo(AnnotatedMethod.class.getMethod("run", String.class));
 	}
 
+	// A lambda's class is generated too (Outer$$Lambda/0x..., an address that changes
+	// between starts, with a '/' that no operation name may hold).
+	@Test
+	void beanThatIsALambdaIsNamedAndResolvedThroughTheInterfaceMethod() throws Exception {
+		AnnotatedMethod lambda = (id) -> id + "!";
+		IdempotentOperationSource source = new CountingOperationSource();
+		assertThat(source.isCandidateClass(lambda.getClass())).isTrue();
+		IdempotentOperation operation = source.getOperation(AnnotatedMethod.class.getMethod("run", String.class),
+				lambda.getClass());
+		assertThat(operation).isNotNull();
+		assertThat(operation.name()).isEqualTo("AnnotatedMethod.run");
+		assertThat(operation.method()).isEqualTo(AnnotatedMethod.class.getMethod("run", String.class));
+	}
+
 	@Test
 	void candidateClassThatAnnotatesAMethodOfObjectFails() {
 		IdempotentOperationSource source = new CountingOperationSource();
