@@ -62,6 +62,13 @@ class IdempotentOperationSourceTests {
 	}
 
 	@Test
+	void durationTooLongToMeasureIsRejectedBySettingsValidation() {
+		assertThatIllegalStateException().isThrownBy(() -> settings("999999999999d"))
+			.withMessageContaining("Retained.run")
+			.withMessageContaining("'retention' must be at most");
+	}
+
+	@Test
 	void classWithoutTheAnnotationIsNeverAskedAboutMethodByMethod() {
 		CountingOperationSource source = new CountingOperationSource();
 		IdempotentAdvisor advisor = advisor(source);
