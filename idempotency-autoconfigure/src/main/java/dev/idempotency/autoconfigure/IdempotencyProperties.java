@@ -23,6 +23,8 @@ import org.springframework.validation.Validator;
 @ConfigurationProperties("idempotency")
 public class IdempotencyProperties implements Validator {
 
+	private static final Duration MAX_COMMAND_TIMEOUT = Duration.ofDays(36500);
+
 	/**
 	 * Whether to make @Idempotent methods idempotent. When disabled, no method is
 	 * intercepted.
@@ -218,6 +220,10 @@ public class IdempotencyProperties implements Validator {
 		if (commandTimeout == null || commandTimeout.toMillis() <= 0) {
 			errors.rejectValue("redis.commandTimeout", "notPositive",
 					"idempotency.redis.command-timeout must be at least one millisecond");
+		}
+		else if (commandTimeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
+			errors.rejectValue("redis.commandTimeout", "tooLong", "idempotency.redis.command-timeout must be at most "
+					+ MAX_COMMAND_TIMEOUT.toDays() + " days, as the Redis store measures it in nanoseconds");
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -34,9 +35,10 @@ import org.springframework.util.StringUtils;
  * bean alone says nothing. Any one of these does:
  * <ul>
  * <li>a {@code spring.data.redis.*} property that tells where Redis is or how to log in
- * to it, set to a value that is not empty ({@link #CONNECTION_PROPERTIES}); properties
- * that only tune a client ({@code timeout}, {@code client-type}, {@code lettuce.*},
- * {@code repositories.*}, ...) do not;</li>
+ * to it ({@link #CONNECTION_PROPERTIES}), set to a value that is not empty
+ * ({@code ssl.enabled} only to {@code true}); properties that only tune a client
+ * ({@code timeout}, {@code client-type}, {@code lettuce.*}, {@code repositories.*}, ...)
+ * do not;</li>
  * <li>a {@code DataRedisConnectionDetails} bean other than the one Boot derives from
  * those properties, such as one of a Testcontainers {@code @ServiceConnection} or of
  * Docker Compose;</li>
@@ -45,10 +47,11 @@ import org.springframework.util.StringUtils;
  * {@code RedisStaticMasterReplicaConfiguration} or {@code RedisSocketConfiguration} bean
  * that Boot builds its factory from, not defined by Boot's Redis auto-configuration.</li>
  * </ul>
- * Bean definitions are looked up in this context only, not in a parent, and only those
- * registered before the idempotency auto-configuration (which comes after Boot's Redis
- * auto-configuration): those of the application's configuration classes and of
- * auto-configurations ordered before it.
+ * Bean definitions are looked up in this context and its ancestors, whose connection
+ * factory the store uses when this context has none, and only those registered before the
+ * idempotency auto-configuration (which comes after Boot's Redis auto-configuration):
+ * those of the application's configuration classes and of auto-configurations ordered
+ * before it.
  */
 class RedisConfiguredCondition extends SpringBootCondition implements ConfigurationCondition {
 
@@ -96,9 +99,19 @@ class RedisConfiguredCondition extends SpringBootCondition implements Configurat
 		Binder binder = Binder.get(environment);
 		for (String name : CONNECTION_PROPERTIES) {
 			String property = PREFIX + name;
-			boolean set = name.endsWith("nodes")
-					? !binder.bind(property, Bindable.listOf(String.class)).orElse(List.of()).isEmpty()
-					: binder.bind(property, String.class).map(StringUtils::hasText).orElse(false);
+			boolean set;
+			if (name.endsWith("nodes")) {
+				set = !binder.bind(property, Bindable.listOf(String.class)).orElse(List.of()).isEmpty();
+			}
+			else if (name.equals("ssl.enabled")) {
+				// Switching SSL off, as a profile may, says nothing about where Redis is
+				set = binder.bind(property, String.class)
+					.map((value) -> value.trim().equalsIgnoreCase("true"))
+					.orElse(false);
+			}
+			else {
+				set = binder.bind(property, String.class).map(StringUtils::hasText).orElse(false);
+			}
 			if (set) {
 				return property;
 			}
@@ -123,10 +136,14 @@ class RedisConfiguredCondition extends SpringBootCondition implements Configurat
 		return null;
 	}
 
+	// Each factory of the hierarchy on its own: a definition is looked up where it is.
 	private static @Nullable String applicationBean(ConfigurableListableBeanFactory beanFactory, Class<?> type) {
-		for (String name : beanFactory.getBeanNamesForType(type, true, false)) {
-			if (!isDefinedByBootsRedisAutoConfiguration(beanFactory, name)) {
-				return "'" + name + "' (" + type.getSimpleName() + ")";
+		for (BeanFactory current = beanFactory; current instanceof ConfigurableListableBeanFactory listable; current = listable
+			.getParentBeanFactory()) {
+			for (String name : listable.getBeanNamesForType(type, true, false)) {
+				if (!isDefinedByBootsRedisAutoConfiguration(listable, name)) {
+					return "'" + name + "' (" + type.getSimpleName() + ")";
+				}
 			}
 		}
 		return null;

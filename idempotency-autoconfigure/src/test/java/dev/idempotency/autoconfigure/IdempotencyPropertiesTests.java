@@ -180,6 +180,16 @@ class IdempotencyPropertiesTests {
 	}
 
 	@Test
+	void failsStartupOnRedisCommandTimeoutTooLongToMeasure() {
+		this.contextRunner.withPropertyValues("idempotency.redis.command-timeout=1000000d")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(BindValidationException.class)
+				.hasMessageContaining("idempotency.redis.command-timeout")
+				.hasMessageContaining("must be at most 36500 days"));
+	}
+
+	@Test
 	void failsStartupOnBlankKeyPrefixWithTheMemoryStoreToo() {
 		this.contextRunner.withPropertyValues("idempotency.store=memory", "idempotency.key-prefix=")
 			.run((context) -> assertThat(context).getFailure().hasStackTraceContaining("idempotency.key-prefix"));

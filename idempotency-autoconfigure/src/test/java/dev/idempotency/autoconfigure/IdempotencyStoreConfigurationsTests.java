@@ -66,11 +66,19 @@ class IdempotencyStoreConfigurationsTests {
 		assertThat(output).contains(MEMORY_WARNING);
 	}
 
+	@Test
+	void autoPicksMemoryWhenSslIsSwitchedOffOnly(CapturedOutput output) {
+		this.bootRedisRunner.withPropertyValues("spring.data.redis.ssl.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(InMemoryIdempotencyStore.class));
+		assertThat(output).contains(MEMORY_WARNING);
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "spring.data.redis.host=redis.internal", "spring.data.redis.port=6380",
 			"spring.data.redis.url=redis://redis.internal:6379", "spring.data.redis.password=secret",
 			"spring.data.redis.database=2", "spring.data.redis.cluster.nodes=node-1:7000,node-2:7000",
-			"spring.data.redis.cluster.nodes[0]=node-1:7000", "spring.data.redis.masterreplica.nodes=node-1:6379" })
+			"spring.data.redis.cluster.nodes[0]=node-1:7000", "spring.data.redis.masterreplica.nodes=node-1:6379",
+			"spring.data.redis.ssl.enabled=true" })
 	void autoPicksRedisWhenAConnectionPropertyIsSet(String property, CapturedOutput output) {
 		this.bootRedisRunner.withPropertyValues(property)
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class));
@@ -130,6 +138,25 @@ class IdempotencyStoreConfigurationsTests {
 	void autoPicksRedisWhenAConfigurationClassOfTheApplicationDefinesAConnectionFactory() {
 		this.bootRedisRunner.withUserConfiguration(RedisConfiguration.class)
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class));
+	}
+
+	@Test
+	void autoPicksRedisWhenAParentContextDefinesTheApplicationsConnectionFactory(CapturedOutput output) {
+		new ApplicationContextRunner().withUserConfiguration(RedisConfiguration.class)
+			.run((parent) -> this.bootRedisRunner.withParent(parent).run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+				assertThat(context.getBean(RedisIdempotencyStore.class).toString())
+					.startsWith("Redis store at localhost:" + parent.getBean(LettuceConnectionFactory.class).getPort());
+			}));
+		assertThat(output).doesNotContain(MEMORY_WARNING);
+	}
+
+	@Test
+	void autoPicksMemoryWhenAParentContextHasOnlySpringBootsConnectionFactory(CapturedOutput output) {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.run((parent) -> this.bootRedisRunner.withParent(parent)
+				.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(InMemoryIdempotencyStore.class)));
+		assertThat(output).contains(MEMORY_WARNING);
 	}
 
 	@Test

@@ -85,6 +85,22 @@ class IdempotentInvocationTests {
 	}
 
 	@Test
+	void lambdaBeanOfAnAnnotatedInterfaceRunsOncePerKeyUnderTheInterfacesName() {
+		AtomicInteger calls = new AtomicInteger();
+		this.contextRunner.withBean(Charger.class, () -> (id) -> id + "-" + calls.incrementAndGet())
+			.withBean(RecordingListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Charger charger = context.getBean(Charger.class);
+				assertThat(charger.charge("a")).isEqualTo("a-1");
+				assertThat(charger.charge("a")).isEqualTo("a-1");
+				assertThat(calls).hasValue(1);
+				assertThat(context.getBean(RecordingListener.class).outcomes).containsExactly("Charger.charge:EXECUTED",
+						"Charger.charge:REPLAYED");
+			});
+	}
+
+	@Test
 	void failsStartupOnObjectReturnType() {
 		this.contextRunner.withBean(ObjectReturning.class)
 			.run((context) -> assertThat(context).getFailure()
@@ -119,6 +135,14 @@ class IdempotentInvocationTests {
 		public int calls() {
 			return this.calls.get();
 		}
+
+	}
+
+	@FunctionalInterface
+	interface Charger {
+
+		@Idempotent(key = "#id")
+		String charge(String id);
 
 	}
 

@@ -134,12 +134,15 @@ public class IdempotentOperationSource {
 
 	private @Nullable IdempotentOperation resolve(Method method, @Nullable Class<?> targetClass) {
 		Class<?> userClass = (targetClass != null) ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
-		if (Proxy.isProxyClass(userClass)) {
+		Method declared = method;
+		if (Proxy.isProxyClass(userClass) || ClassUtils.isLambdaClass(userClass)) {
 			// A generated class, numbered in creation order, whose methods have no
-			// parameter names: the interface names the operation and its arguments.
-			userClass = method.getDeclaringClass();
+			// parameter names: the interface names the operation and its arguments. The
+			// pointcut asks about a lambda's own methods too.
+			declared = ClassUtils.getInterfaceMethodIfPossible(method, null);
+			userClass = declared.getDeclaringClass();
 		}
-		Method specific = AopUtils.getMostSpecificMethod(method, userClass);
+		Method specific = AopUtils.getMostSpecificMethod(declared, userClass);
 		if (Modifier.isStatic(specific.getModifiers())) {
 			return null;
 		}

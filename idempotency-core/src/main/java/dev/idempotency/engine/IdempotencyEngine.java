@@ -59,7 +59,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final IdempotencyRecords records;
 
-	private final StoreOutage outage = new StoreOutage();
+	private final StoreOutage outage;
 
 	/**
 	 * Create an engine that no observer wraps calls of.
@@ -101,6 +101,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.defaults = defaults;
 		this.renewer = renewer.apply(this.store);
 		this.nanoClock = this.renewer.nanoClock();
+		this.outage = new StoreOutage(this.nanoClock);
 		this.acquirer = new Acquirer(this.store, this.nanoClock);
 		this.records = new IdempotencyRecords(store, defaults.maxKeyLength());
 		this.recorder = new OutcomeRecorder(this.store, this.nanoClock);

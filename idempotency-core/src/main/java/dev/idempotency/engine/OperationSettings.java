@@ -21,13 +21,15 @@ public record OperationSettings(Duration lockTimeout, Duration retention, OnInPr
 	private static final Duration MAX = Duration.ofDays(365 * 100);
 
 	public OperationSettings {
+		// Leases and waits are measured in nanoseconds of the monotonic clock, and every
+		// duration in milliseconds by the store: bounded first, so that neither overflows
+		Assert.isTrue(lockTimeout.compareTo(MAX) <= 0, "'lockTimeout' must be at most " + MAX + ", was " + lockTimeout);
+		Assert.isTrue(retention.compareTo(MAX) <= 0, "'retention' must be at most " + MAX + ", was " + retention);
+		Assert.isTrue(waitTimeout.compareTo(MAX) <= 0, "'waitTimeout' must be at most " + MAX + ", was " + waitTimeout);
 		Assert.isTrue(lockTimeout.toMillis() >= 3, "'lockTimeout' must be at least 3ms, was " + lockTimeout);
 		Assert.isTrue(retention.toMillis() > 0, "'retention' must be positive, was " + retention);
 		Assert.isTrue(onInProgress != OnInProgress.DEFAULT, "'onInProgress' must be REJECT or WAIT");
 		Assert.isTrue(!waitTimeout.isNegative(), "'waitTimeout' must not be negative, was " + waitTimeout);
-		// Leases and waits are measured in nanoseconds of the monotonic clock
-		Assert.isTrue(lockTimeout.compareTo(MAX) <= 0, "'lockTimeout' must be at most " + MAX + ", was " + lockTimeout);
-		Assert.isTrue(waitTimeout.compareTo(MAX) <= 0, "'waitTimeout' must be at most " + MAX + ", was " + waitTimeout);
 	}
 
 }

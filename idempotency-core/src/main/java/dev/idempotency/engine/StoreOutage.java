@@ -1,6 +1,9 @@
 package dev.idempotency.engine;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -13,14 +16,39 @@ import dev.idempotency.store.RecordKey;
  * failure's stack trace for the first, DEBUG for the others, and an INFO when the store
  * answers again. An outage ends with the first acquire that gets an answer.
  * <p>
+ * An outage is warned of at most once a minute: a store that fails and answers by turns
+ * (a cluster with one shard down, timeouts under load) would otherwise log a WARN with
+ * its stack trace, and an INFO, for nearly every call. An outage that starts within a
+ * minute of the last warning is logged at DEBUG until the minute is over, then warned of.
+ * <p>
  * Thread-safe. While the store answers, a call costs one volatile read.
  */
 final class StoreOutage {
 
-	// Under the engine's name: the one users know and configure.
-	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
+	private static final long WARNING_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+	private final LongSupplier nanoClock;
+
+	private final Log logger;
+
+	// Set once the warning of an outage is logged, so that its end is logged only then
 	private final AtomicBoolean ongoing = new AtomicBoolean();
+
+	private final AtomicLong lastWarningNanos;
+
+	/**
+	 * Create an outage log under the engine's name, the one users know and configure.
+	 * @param nanoClock the monotonic clock, in nanoseconds
+	 */
+	StoreOutage(LongSupplier nanoClock) {
+		this(nanoClock, LogFactory.getLog(IdempotencyEngine.class));
+	}
+
+	StoreOutage(LongSupplier nanoClock, Log logger) {
+		this.nanoClock = nanoClock;
+		this.logger = logger;
+		this.lastWarningNanos = new AtomicLong(nanoClock.getAsLong() - WARNING_INTERVAL_NANOS);
+	}
 
 	/**
 	 * Log a call that runs unprotected because the store failed to acquire its record.
@@ -28,16 +56,24 @@ final class StoreOutage {
 	 * @param ex the store's failure
 	 */
 	void bypassed(RecordKey record, RuntimeException ex) {
-		if (this.ongoing.compareAndSet(false, true)) {
-			logger.warn("Store unavailable for " + record + ": running the method WITHOUT idempotency protection "
+		if (!this.ongoing.get() && claimWarning()) {
+			this.logger.warn("Store unavailable for " + record + ": running the method WITHOUT idempotency protection "
 					+ "(idempotency.on-store-failure=proceed). Further calls that run unprotected are logged at "
 					+ "DEBUG until the store answers again.", ex);
+			this.ongoing.set(true);
 		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug(
+		else if (this.logger.isDebugEnabled()) {
+			this.logger.debug(
 					"Store still unavailable for " + record + ": running the method WITHOUT idempotency protection",
 					ex);
 		}
+	}
+
+	// One thread warns, and only once the last warning is a minute old
+	private boolean claimWarning() {
+		long now = this.nanoClock.getAsLong();
+		long last = this.lastWarningNanos.get();
+		return now - last >= WARNING_INTERVAL_NANOS && this.lastWarningNanos.compareAndSet(last, now);
 	}
 
 	/**
@@ -45,7 +81,7 @@ final class StoreOutage {
 	 */
 	void answered() {
 		if (this.ongoing.get() && this.ongoing.compareAndSet(true, false)) {
-			logger.info("Idempotency store answers again: calls are protected again");
+			this.logger.info("Idempotency store answers again: calls are protected again");
 		}
 	}
 

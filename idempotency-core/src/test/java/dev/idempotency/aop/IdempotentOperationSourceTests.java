@@ -62,6 +62,13 @@ class IdempotentOperationSourceTests {
 	}
 
 	@Test
+	void durationTooLongToMeasureIsRejectedBySettingsValidation() {
+		assertThatIllegalStateException().isThrownBy(() -> settings("999999999999d"))
+			.withMessageContaining("Retained.run")
+			.withMessageContaining("'retention' must be at most");
+	}
+
+	@Test
 	void classWithoutTheAnnotationIsNeverAskedAboutMethodByMethod() {
 		CountingOperationSource source = new CountingOperationSource();
 		IdempotentAdvisor advisor = advisor(source);
@@ -102,6 +109,20 @@ class IdempotentOperationSourceTests {
 		Object proxy = factory.getProxy();
 		IdempotentOperation operation = new CountingOperationSource()
 			.getOperation(AnnotatedMethod.class.getMethod("run", String.class), proxy.getClass());
+		assertThat(operation).isNotNull();
+		assertThat(operation.name()).isEqualTo("AnnotatedMethod.run");
+		assertThat(operation.method()).isEqualTo(AnnotatedMethod.class.getMethod("run", String.class));
+	}
+
+	// A lambda's class is generated too (Outer$$Lambda/0x..., an address that changes
+	// between starts, with a '/' that no operation name may hold).
+	@Test
+	void beanThatIsALambdaIsNamedAndResolvedThroughTheInterfaceMethod() throws Exception {
+		AnnotatedMethod lambda = (id) -> id + "!";
+		IdempotentOperationSource source = new CountingOperationSource();
+		assertThat(source.isCandidateClass(lambda.getClass())).isTrue();
+		IdempotentOperation operation = source.getOperation(AnnotatedMethod.class.getMethod("run", String.class),
+				lambda.getClass());
 		assertThat(operation).isNotNull();
 		assertThat(operation.name()).isEqualTo("AnnotatedMethod.run");
 		assertThat(operation.method()).isEqualTo(AnnotatedMethod.class.getMethod("run", String.class));

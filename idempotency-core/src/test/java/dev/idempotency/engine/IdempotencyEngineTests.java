@@ -648,7 +648,9 @@ abstract class IdempotencyEngineTests {
 			}
 
 		});
-		Operation operation = operation(new OperationSettings(Duration.ofMillis(300), Duration.ofHours(1),
+		// Retried for the rest of the lease, which a loaded machine may spend, all of a
+		// short one, before the first completion fails
+		Operation operation = operation(new OperationSettings(Duration.ofSeconds(2), Duration.ofHours(1),
 				OnInProgress.REJECT, Duration.ofSeconds(1)), String.class);
 		assertThatExceptionOfType(IdempotencyCompletionException.class)
 			.isThrownBy(() -> call(operation, "k", () -> "ran"))

@@ -4,12 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
+import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
@@ -17,6 +19,7 @@ import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.StoredResult;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.test.RedisServerProcess;
 import dev.idempotency.test.TestRedis;
@@ -27,6 +30,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
@@ -41,6 +45,15 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	private static Operation operation() {
 		return new Operation("outage-" + UUID.randomUUID(), SETTINGS,
+				new JacksonResultCodec(JsonMapper.builder().build()).forType(ResolvableType.forClass(String.class)),
+				"the test's key");
+	}
+
+	// Completion is retried for as long as a lease, whatever the machine's load
+	private static Operation longLeaseOperation() {
+		return new Operation("timed-out-" + UUID.randomUUID(),
+				new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1), OnInProgress.REJECT,
+						Duration.ofSeconds(1)),
 				new JacksonResultCodec(JsonMapper.builder().build()).forType(ResolvableType.forClass(String.class)),
 				"the test's key");
 	}
@@ -131,6 +144,92 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 						.isInstanceOf(IdempotencyStoreException.class));
 			}
 			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	// The store's command timeout gives up on a reply that the server, frozen, sends
+	// later: the completion ran, and its re-sent twin must be answered as a success.
+	@Test
+	void completionThatTimedOutButRanOnTheServerIsRetriedAndRecordedOnce() throws Throwable {
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			AtomicInteger timedOut = new AtomicInteger();
+			IdempotencyStore store = new ForwardingStore(
+					new RedisIdempotencyStore(factory, "idempotency:", Duration.ofMillis(300))) {
+
+				@Override
+				public boolean complete(RecordKey key, String owner, long fence, StoredResult result,
+						Duration retention) {
+					try {
+						return super.complete(key, owner, fence, result, retention);
+					}
+					catch (RuntimeException ex) {
+						timedOut.incrementAndGet();
+						server.thaw();
+						throw ex;
+					}
+				}
+
+			};
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD,
+					List.of(listener))) {
+				Operation operation = longLeaseOperation();
+				AtomicInteger runs = new AtomicInteger();
+				assertThat(engine.execute(operation, "k", null, () -> {
+					server.freeze();
+					return "r" + runs.incrementAndGet();
+				})).isEqualTo("r1");
+				assertThat(timedOut).hasPositiveValue();
+				assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+				assertThat(runs).hasValue(1);
+				assertThat(listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+			}
+			finally {
+				server.thaw();
+				factory.destroy();
+			}
+		}
+	}
+
+	// An acquire that timed out may have taken the record: it is abandoned, so the next
+	// delivery need not wait for the lease (30 seconds) to run out.
+	@Test
+	void acquireThatTimedOutButRanOnTheServerIsAbandonedForTheNextDelivery() {
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			AtomicBoolean freezeNext = new AtomicBoolean(true);
+			IdempotencyStore store = new ForwardingStore(
+					new RedisIdempotencyStore(factory, "idempotency:", Duration.ofMillis(300))) {
+
+				@Override
+				public AcquireResult acquire(RecordKey key, AcquireRequest request) {
+					if (!freezeNext.getAndSet(false)) {
+						return super.acquire(key, request);
+					}
+					server.freeze();
+					try {
+						return super.acquire(key, request);
+					}
+					finally {
+						server.thaw();
+					}
+				}
+
+			};
+			Operation operation = longLeaseOperation();
+			try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of())) {
+				assertThatExceptionOfType(IdempotencyStoreException.class)
+					.isThrownBy(() -> engine.execute(operation, "k", null, () -> "never"));
+				await().atMost(Duration.ofSeconds(10))
+					.ignoreExceptionsInstanceOf(IdempotencyInProgressException.class)
+					.untilAsserted(
+							() -> assertThat(engine.execute(operation, "k", null, () -> "next")).isEqualTo("next"));
+			}
+			finally {
+				server.thaw();
 				factory.destroy();
 			}
 		}

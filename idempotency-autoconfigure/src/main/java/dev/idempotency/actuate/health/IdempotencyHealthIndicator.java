@@ -35,10 +35,11 @@ import org.springframework.util.ClassUtils;
  * <p>
  * As a bean, the indicator checks a Redis store once in the background when the
  * application context has started, so that such a policy is logged at startup when Redis
- * is reachable then; it never delays or fails startup. Each command of a Redis check
- * waits at most for the store's command timeout
+ * is reachable then; it never delays or fails startup. With Lettuce, each command of a
+ * Redis check waits at most for the store's command timeout
  * ({@code idempotency.redis.command-timeout}), whatever the connection's own, so a Redis
- * that does not answer is {@code DOWN} within a few of those.
+ * that does not answer is {@code DOWN} within a few of those; with Jedis, as long as the
+ * client's own timeout.
  */
 public class IdempotencyHealthIndicator extends AbstractHealthIndicator implements SmartInitializingSingleton {
 

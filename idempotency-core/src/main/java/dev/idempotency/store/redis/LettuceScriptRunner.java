@@ -93,14 +93,15 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public <T> @Nullable T run(RedisScript<T> script, byte[] key, byte[]... args) {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
 		try {
-			return run(commands(), script, key, args);
+			return run(commands, script, key, args);
 		}
 		catch (RuntimeException ex) {
 			if (ex instanceof RedisCommandExecutionException) {
 				throw ex;
 			}
-			reset();
+			reset(commands);
 			if (!(ex instanceof RedisException) || !CLOSED.equals(ex.getMessage())) {
 				throw ex;
 			}
@@ -147,7 +148,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 					return commands.<T>eval(script.getScriptAsString(), type, keys, args).toCompletableFuture();
 				}
 				if (!(cause instanceof RedisCommandExecutionException)) {
-					reset();
+					reset(commands);
 				}
 				return CompletableFuture.failedFuture(cause);
 			});
@@ -172,12 +173,13 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	private <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
 		try {
-			return await(command.apply(commands()));
+			return await(command.apply(commands));
 		}
 		catch (RuntimeException ex) {
 			if (!(ex instanceof RedisCommandExecutionException)) {
-				reset();
+				reset(commands);
 			}
 			throw ex;
 		}
@@ -252,7 +254,12 @@ final class LettuceScriptRunner implements ScriptRunner {
 		}
 	}
 
-	private synchronized void reset() {
+	// Only the connection that failed: a caller that took it before it was replaced
+	// fails late, and must not close its successor under every other caller's commands.
+	private synchronized void reset(RedisClusterAsyncCommands<byte[], byte[]> failed) {
+		if (this.commands != failed) {
+			return;
+		}
 		this.commands = null;
 		RedisConnection dedicated = this.dedicated;
 		this.dedicated = null;

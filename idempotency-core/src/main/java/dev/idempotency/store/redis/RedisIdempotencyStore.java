@@ -56,6 +56,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 */
 	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+	// Waits are measured in nanoseconds, a long of which holds 292 years
+	private static final Duration MAX_COMMAND_TIMEOUT = Duration.ofDays(36500);
+
 	private static final byte[] NONE = {};
 
 	private static final long TRUE = 1L;
@@ -269,6 +272,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private static Duration checkTimeout(Duration commandTimeout) {
 		Assert.notNull(commandTimeout, "'commandTimeout' must not be null");
 		Assert.isTrue(commandTimeout.toMillis() > 0, "'commandTimeout' must be at least one millisecond");
+		Assert.isTrue(commandTimeout.compareTo(MAX_COMMAND_TIMEOUT) <= 0, () -> "'commandTimeout' must be at most "
+				+ MAX_COMMAND_TIMEOUT.toDays() + " days, was " + commandTimeout);
 		return commandTimeout;
 	}
 

@@ -50,12 +50,29 @@ final class RedisTargets {
 			return "socket " + socket.getSocket();
 		}
 		int database = factory.getDatabase();
-		return factory.getHostName() + ":" + factory.getPort()
+		return host(factory.getHostName()) + ":" + factory.getPort()
 				+ ((database != 0) ? " (database " + database + ")" : "");
 	}
 
 	private static String nodes(Collection<? extends RedisNode> nodes) {
-		return nodes.stream().map(RedisNode::asString).collect(Collectors.joining(", "));
+		return nodes.stream().map(RedisTargets::node).collect(Collectors.joining(", "));
+	}
+
+	private static String node(RedisNode node) {
+		String host = node.getHost();
+		if (host == null) {
+			return node.asString();
+		}
+		String described = host(host);
+		// As RedisNode.asString() writes an IPv6 address
+		return (described.contains(":") ? "[" + described + "]" : described) + ":" + node.getPort();
+	}
+
+	// A host is passed on as configured: one written as a URL with credentials, by
+	// mistake, must not put them in a log.
+	private static String host(String address) {
+		int credentialsEnd = address.lastIndexOf('@');
+		return (credentialsEnd >= 0) ? "***" + address.substring(credentialsEnd) : address;
 	}
 
 }

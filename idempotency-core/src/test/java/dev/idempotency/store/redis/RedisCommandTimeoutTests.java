@@ -118,6 +118,14 @@ class RedisCommandTimeoutTests {
 			.withMessage("'commandTimeout' must be at least one millisecond");
 	}
 
+	@Test
+	void commandTimeoutMustBeShortEnoughToMeasure() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> new RedisIdempotencyStore(factory, PREFIX, Duration.ofDays(1_000_000)))
+			.withMessage("'commandTimeout' must be at most 36500 days, was PT24000000H");
+	}
+
 	private static void withFrozenServer(boolean connectFirst, FrozenServerTest test) {
 		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = bootDefaultConnectionFactory(server);

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisNode;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisSocketConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -55,6 +56,23 @@ class RedisTargetsTests {
 	void socketIsItsPath() {
 		assertThat(RedisTargets.describe(new LettuceConnectionFactory(new RedisSocketConfiguration("/tmp/redis.sock"))))
 			.isEqualTo("socket /tmp/redis.sock");
+	}
+
+	// Such as spring.data.redis.host or cluster.nodes given a URL with credentials by
+	// mistake: Spring Boot passes the host on as it is
+	@Test
+	void credentialsWrittenIntoAHostAreNeverDescribed() {
+		RedisClusterConfiguration cluster = new RedisClusterConfiguration();
+		cluster.addClusterNode(new RedisNode("redis://user:s3cret@node-1", 7000));
+		cluster.addClusterNode(new RedisNode("::1", 7001));
+		RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
+		sentinel.master("mymaster").addSentinel(new RedisNode(":s3cret@sentinel-1", 26379));
+		assertThat(RedisTargets.describe(new LettuceConnectionFactory("user:s3cret@redis.internal", 6379)))
+			.isEqualTo("***@redis.internal:6379");
+		assertThat(RedisTargets.describe(new LettuceConnectionFactory(cluster)))
+			.isEqualTo("cluster nodes ***@node-1:7000, [::1]:7001");
+		assertThat(RedisTargets.describe(new LettuceConnectionFactory(sentinel)))
+			.isEqualTo("sentinel master 'mymaster' via ***@sentinel-1:26379");
 	}
 
 	@Test
