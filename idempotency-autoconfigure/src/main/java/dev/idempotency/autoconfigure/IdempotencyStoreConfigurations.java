@@ -43,6 +43,15 @@ final class IdempotencyStoreConfigurations {
 			+ "and sentinel.nodes), use a Redis @ServiceConnection, define a RedisConnectionFactory bean, or set "
 			+ "idempotency.store=redis to use Redis on localhost:6379";
 
+	// Boot's own indicator for the connection factory the starter's Redis library brings:
+	// with no Redis configured it checks localhost, and takes the application's health
+	// DOWN when nothing answers there.
+	private static final String BOOT_REDIS_HEALTH = "redisHealthContributor";
+
+	private static final String BOOT_REDIS_HEALTH_DOWN = " Spring Boot's own 'redis' health indicator still checks "
+			+ "localhost:6379 and reports DOWN when nothing answers there: configure Redis, or set "
+			+ "management.health.redis.enabled=false.";
+
 	private IdempotencyStoreConfigurations() {
 	}
 
@@ -99,7 +108,8 @@ final class IdempotencyStoreConfigurations {
 						"org.springframework.data.redis.connection.RedisConnectionFactory",
 						beanFactory.getBeanClassLoader());
 				logger.warn(MEMORY_UNDER_AUTO + (redisPresent ? CONFIGURE_REDIS : ADD_REDIS)
-						+ "; to keep records in memory on purpose, set idempotency.store=memory.");
+						+ "; to keep records in memory on purpose, set idempotency.store=memory."
+						+ (beanFactory.containsBeanDefinition(BOOT_REDIS_HEALTH) ? BOOT_REDIS_HEALTH_DOWN : ""));
 			}
 			else {
 				logger.info("Idempotency records are kept in memory, in this JVM only (idempotency.store=memory)");

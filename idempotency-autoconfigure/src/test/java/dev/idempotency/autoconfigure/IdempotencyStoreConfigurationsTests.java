@@ -15,6 +15,7 @@ import dev.idempotency.store.redis.RedisIdempotencyStore;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.diagnostics.FailureAnalyzedException;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -55,6 +56,23 @@ class IdempotencyStoreConfigurationsTests {
 			.contains("Redis on localhost is not assumed")
 			.contains("set spring.data.redis.host")
 			.contains("idempotency.store=redis");
+	}
+
+	@Test
+	void memoryWarningSaysThatBootsRedisHealthIndicatorStillChecksLocalhost(CapturedOutput output) {
+		this.bootRedisRunner.withConfiguration(AutoConfigurations.of(DataRedisHealthContributorAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasBean("redisHealthContributor")
+				.hasSingleBean(InMemoryIdempotencyStore.class));
+		assertThat(output).contains(MEMORY_WARNING).contains("management.health.redis.enabled=false");
+	}
+
+	@Test
+	void memoryWarningSaysNothingOfBootsRedisHealthIndicatorWhenItIsOff(CapturedOutput output) {
+		this.bootRedisRunner.withConfiguration(AutoConfigurations.of(DataRedisHealthContributorAutoConfiguration.class))
+			.withPropertyValues("management.health.redis.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("redisHealthContributor"));
+		assertThat(output).contains(MEMORY_WARNING).doesNotContain("management.health.redis.enabled");
 	}
 
 	@Test
