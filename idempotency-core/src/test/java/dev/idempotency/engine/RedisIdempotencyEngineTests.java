@@ -18,8 +18,8 @@ import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
@@ -53,7 +53,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	@Test
 	void unreachableStoreFailsTheCallBeforeTheMethodRuns() {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			RecordingListener listener = new RecordingListener();
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
@@ -75,7 +75,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	@Test
 	void unreachableStoreWithProceedRunsTheMethodUnprotected() throws Throwable {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			RecordingListener listener = new RecordingListener();
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
@@ -95,7 +95,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	@Test
 	void storeGoingAwayWhileTheMethodRunsFailsTheCallWithStoreException() {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			RecordingListener listener = new RecordingListener();
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
@@ -116,7 +116,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	@Test
 	void storeGoingAwayWhenTheMethodThrowsKeepsTheMethodsException() {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
 					IdempotencyDefaults.STANDARD, List.of())) {

@@ -7,8 +7,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.actuate.health.IdempotencyHealthIndicator;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -82,7 +82,7 @@ class IdempotencyHealthContributorAutoConfigurationTests {
 
 	@Test
 	void redisStoreIsDownWithinTheCommandTimeoutWhenRedisStops() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 				.withPropertyValues("spring.data.redis.host=" + server.host(),
 						"spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=2s")
@@ -103,7 +103,7 @@ class IdempotencyHealthContributorAutoConfigurationTests {
 
 	@Test
 	void evictingPolicyIsLoggedOnceAtStartupWithoutAHealthRequest(CapturedOutput output) {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try (RedisConnection connection = factory.getConnection()) {
 				connection.serverCommands().setConfig("maxmemory", "100mb");

@@ -2,7 +2,7 @@ package dev.idempotency.store.redis;
 
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.IdempotencyStoreContractTests;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -21,8 +21,8 @@ import dev.idempotency.store.IdempotencyStoreContractTests;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
 import dev.idempotency.store.StoredResult;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
@@ -133,7 +133,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	@Test
 	void everyTransitionOnStoppedServerIsStoreExceptionAndWorksAgainAfterRestart() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX);
@@ -177,7 +177,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	@Test
 	void steadyStateRunsEachScriptBySha() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX);
@@ -200,7 +200,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	@Test
 	void scriptsAreReportedLoadedOnceTheyHaveRun() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX);

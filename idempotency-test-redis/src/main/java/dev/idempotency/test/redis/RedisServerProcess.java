@@ -1,15 +1,8 @@
-package dev.idempotency.test;
+package dev.idempotency.test.redis;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,18 +16,12 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@code redis-server} process of this test JVM, on a free port of the loopback
- * interface, without persistence, in its own temporary directory. It can be stopped,
- * killed and restarted on the same port, for tests of an unreachable store.
- * <p>
- * Close it when done; any process still running when the JVM exits is stopped by a
- * shutdown hook.
+ * A {@code redis-server} process of this JVM, on a free port of the loopback interface,
+ * without persistence, in its own temporary directory.
  */
-public final class RedisServerProcess implements AutoCloseable {
+final class RedisServerProcess implements RedisServer {
 
 	private static final String HOST = "127.0.0.1";
-
-	private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
 
 	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
@@ -65,14 +52,14 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @throws IllegalStateException if there is no {@code redis-server} on the
 	 * {@code PATH} or it does not start
 	 */
-	public static RedisServerProcess start() {
+	static RedisServerProcess start() {
 		Path binary = findBinary().orElseThrow(() -> new IllegalStateException(
 				"No redis-server on the PATH; install one (apt-get install redis-server)"));
 		Path directory = createDirectory();
 		IllegalStateException failure = null;
 		// A free port can be taken by someone else before the server binds it.
 		for (int attempt = 0; attempt < 5; attempt++) {
-			RedisServerProcess server = new RedisServerProcess(binary, directory, freePort());
+			RedisServerProcess server = new RedisServerProcess(binary, directory, RedisPing.freePort());
 			try {
 				server.restart();
 				return server;
@@ -89,7 +76,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * Find {@code redis-server} on the {@code PATH}.
 	 * @return its path, if any
 	 */
-	public static Optional<Path> findBinary() {
+	static Optional<Path> findBinary() {
 		String path = System.getenv("PATH");
 		if (path == null) {
 			return Optional.empty();
@@ -101,43 +88,22 @@ public final class RedisServerProcess implements AutoCloseable {
 			.findFirst();
 	}
 
-	/**
-	 * Return the host the server listens on.
-	 * @return the loopback address
-	 */
+	@Override
 	public String host() {
 		return HOST;
 	}
 
-	/**
-	 * Return the port the server listens on, which stays the same across restarts.
-	 * @return the port
-	 */
+	@Override
 	public int port() {
 		return this.port;
 	}
 
-	/**
-	 * Return a {@code redis://} URL of the server.
-	 * @return the URL
-	 */
-	public String url() {
-		return "redis://" + HOST + ":" + this.port;
-	}
-
-	/**
-	 * Return whether the process is running.
-	 * @return whether it runs
-	 */
+	@Override
 	public synchronized boolean isRunning() {
 		return this.process != null && this.process.isAlive();
 	}
 
-	/**
-	 * Start the server again on the same port, and wait until it answers {@code PING}.
-	 * Does nothing if it is running.
-	 * @throws IllegalStateException if it does not answer in time
-	 */
+	@Override
 	public synchronized void restart() {
 		if (isRunning()) {
 			return;
@@ -148,19 +114,26 @@ public final class RedisServerProcess implements AutoCloseable {
 				"no")
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+		Process process;
 		try {
-			this.process = builder.start();
+			process = builder.start();
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Failed to run " + this.binary, ex);
 		}
+		this.process = process;
 		RUNNING.add(this);
-		awaitPing(this.process, log);
+		try {
+			RedisPing.await(toString(), HOST, this.port,
+					() -> process.isAlive() ? null : "exited with " + process.exitValue(), () -> read(log));
+		}
+		catch (IllegalStateException ex) {
+			kill();
+			throw ex;
+		}
 	}
 
-	/**
-	 * Stop the server gracefully, as an operator would.
-	 */
+	@Override
 	public synchronized void stop() {
 		Process process = this.process;
 		if (process != null) {
@@ -171,9 +144,7 @@ public final class RedisServerProcess implements AutoCloseable {
 		RUNNING.remove(this);
 	}
 
-	/**
-	 * Kill the server abruptly, as a crash would.
-	 */
+	@Override
 	public synchronized void kill() {
 		Process process = this.process;
 		if (process != null) {
@@ -184,9 +155,6 @@ public final class RedisServerProcess implements AutoCloseable {
 		RUNNING.remove(this);
 	}
 
-	/**
-	 * Stop the server and delete its directory.
-	 */
 	@Override
 	public synchronized void close() {
 		stop();
@@ -196,39 +164,6 @@ public final class RedisServerProcess implements AutoCloseable {
 	@Override
 	public String toString() {
 		return "redis-server on " + HOST + ":" + this.port;
-	}
-
-	private void awaitPing(Process process, Path log) {
-		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-		while (System.nanoTime() < deadline) {
-			if (!process.isAlive()) {
-				RUNNING.remove(this);
-				throw new IllegalStateException(this + " exited with " + process.exitValue() + ":\n" + read(log));
-			}
-			if (answersPing()) {
-				return;
-			}
-			pause();
-		}
-		process.destroyForcibly();
-		RUNNING.remove(this);
-		throw new IllegalStateException(this + " did not answer PING within " + START_TIMEOUT + ":\n" + read(log));
-	}
-
-	private boolean answersPing() {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(HOST, this.port), 200);
-			socket.setSoTimeout(1000);
-			OutputStream out = socket.getOutputStream();
-			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			BufferedReader in = new BufferedReader(
-					new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-			return "+PONG".equals(in.readLine());
-		}
-		catch (IOException ex) {
-			return false;
-		}
 	}
 
 	private static void awaitExit(Process process) {
@@ -243,25 +178,6 @@ public final class RedisServerProcess implements AutoCloseable {
 		}
 	}
 
-	private static void pause() {
-		try {
-			Thread.sleep(20);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for redis-server", ex);
-		}
-	}
-
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
-
 	private static Path createDirectory() {
 		try {
 			return Files.createTempDirectory("redis-server-");
@@ -271,7 +187,7 @@ public final class RedisServerProcess implements AutoCloseable {
 		}
 	}
 
-	private static void deleteDirectory(Path directory) {
+	static void deleteDirectory(Path directory) {
 		try (Stream<Path> paths = Files.walk(directory)) {
 			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
 		}

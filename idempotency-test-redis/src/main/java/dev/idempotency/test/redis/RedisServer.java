@@ -1,0 +1,62 @@
+package dev.idempotency.test.redis;
+
+/**
+ * A Redis server that one test started for itself and controls: it can be stopped, killed
+ * and started again on the same port, for tests of an unreachable store.
+ * <p>
+ * Close it when done; a server still running when the JVM exits is stopped then.
+ *
+ * @see TestRedis#startPrivateServer()
+ */
+public interface RedisServer extends AutoCloseable {
+
+	/**
+	 * Return the host the server listens on.
+	 * @return the host
+	 */
+	String host();
+
+	/**
+	 * Return the port the server listens on, which stays the same across restarts.
+	 * @return the port
+	 */
+	int port();
+
+	/**
+	 * Return a {@code redis://} URL of the server.
+	 * @return the URL
+	 */
+	default String url() {
+		return "redis://" + host() + ":" + port();
+	}
+
+	/**
+	 * Return whether the server is running.
+	 * @return whether it runs
+	 */
+	boolean isRunning();
+
+	/**
+	 * Start the server again on the same port, with no data, and wait until it answers
+	 * {@code PING}. Does nothing if it is running.
+	 * @throws IllegalStateException if it does not answer in time
+	 */
+	void restart();
+
+	/**
+	 * Stop the server gracefully, as an operator would.
+	 */
+	void stop();
+
+	/**
+	 * Kill the server abruptly ({@code SIGKILL}), as a crash would.
+	 */
+	void kill();
+
+	/**
+	 * Stop the server and free what it used.
+	 */
+	@Override
+	void close();
+
+}
