@@ -33,8 +33,8 @@ import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -162,7 +162,7 @@ class IdempotencyMetricsTests {
 
 	@Test
 	void countsStoreErrorAndBypassedWhileRedisIsDown() {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			ApplicationContextRunner downRunner = this.contextRunner.withBean(RedisConnectionFactory.class,
 					() -> TestRedis.connectionFactory(server.host(), server.port()));
 			server.stop();

@@ -16,7 +16,7 @@ import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.Operation;
 import dev.idempotency.engine.OperationSettings;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.TestRedis;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;

@@ -29,7 +29,7 @@ import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.test.InProgress;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

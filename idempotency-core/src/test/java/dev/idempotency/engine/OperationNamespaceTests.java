@@ -20,7 +20,7 @@ import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -21,8 +21,8 @@ import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
@@ -66,7 +66,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	@Test
 	void unreachableStoreFailsTheCallBeforeTheMethodRuns() {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			RecordingListener listener = new RecordingListener();
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
@@ -88,7 +88,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	@Test
 	void unreachableStoreWithProceedRunsTheMethodUnprotected() throws Throwable {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			RecordingListener listener = new RecordingListener();
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
@@ -108,7 +108,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	@Test
 	void storeGoingAwayWhileTheMethodRunsFailsTheCallWithStoreException() {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			RecordingListener listener = new RecordingListener();
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
@@ -129,7 +129,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 
 	@Test
 	void storeGoingAwayWhenTheMethodThrowsKeepsTheMethodsException() {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
 					IdempotencyDefaults.STANDARD, List.of())) {
@@ -153,7 +153,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 	// later: the completion ran, and its re-sent twin must be answered as a success.
 	@Test
 	void completionThatTimedOutButRanOnTheServerIsRetriedAndRecordedOnce() throws Throwable {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			AtomicInteger timedOut = new AtomicInteger();
 			IdempotencyStore store = new ForwardingStore(
@@ -198,7 +198,7 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 	// delivery need not wait for the lease (30 seconds) to run out.
 	@Test
 	void acquireThatTimedOutButRanOnTheServerIsAbandonedForTheNextDelivery() {
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			AtomicBoolean freezeNext = new AtomicBoolean(true);
 			IdempotencyStore store = new ForwardingStore(

@@ -23,8 +23,8 @@ import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
@@ -57,7 +57,7 @@ class RedisLeaseRenewalTests {
 		ClientResources resources = ClientResources.builder()
 			.reconnectDelay(Delay.constant(Duration.ofSeconds(4)))
 			.build();
-		try (RedisServerProcess server = RedisServerProcess.start()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = new LettuceConnectionFactory(
 					LettuceConnectionFactory.createRedisConfiguration(RedisURI.create(server.host(), server.port())),
 					LettuceClientConfiguration.builder()

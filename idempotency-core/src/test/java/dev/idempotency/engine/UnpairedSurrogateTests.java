@@ -12,7 +12,7 @@ import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.codec.JacksonPayloadFingerprinter;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

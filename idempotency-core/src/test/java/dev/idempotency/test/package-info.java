@@ -1,5 +1,6 @@
 /**
- * Test support shared through the core test-jar: a real Redis for tests.
+ * Test support of this module's own tests. The Redis they run against comes from
+ * {@code idempotency-test-redis}.
  */
 @NullMarked
 package dev.idempotency.test;

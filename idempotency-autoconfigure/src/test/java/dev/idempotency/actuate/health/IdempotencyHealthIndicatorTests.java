@@ -12,8 +12,8 @@ import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -168,8 +168,8 @@ class IdempotencyHealthIndicatorTests {
 		});
 	}
 
-	private static void withRedis(BiConsumer<RedisServerProcess, LettuceConnectionFactory> test) {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+	private static void withRedis(BiConsumer<RedisServer, LettuceConnectionFactory> test) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try {
 				test.accept(server, factory);

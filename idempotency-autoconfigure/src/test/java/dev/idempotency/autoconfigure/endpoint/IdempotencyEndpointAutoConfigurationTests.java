@@ -7,7 +7,7 @@ import dev.idempotency.actuate.endpoint.IdempotencyEndpointWebExtension;
 import dev.idempotency.aop.IdempotentOperationSource;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.engine.IdempotencyEngine;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;

@@ -9,8 +9,8 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.actuate.health.IdempotencyHealthIndicator;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -89,7 +89,7 @@ class IdempotencyHealthContributorAutoConfigurationTests {
 	// Boot's factory waits 60 s for a reply: the store's own timeout must apply.
 	@Test
 	void redisStoreIsDownWithinTheStoresCommandTimeoutWhenRedisStops() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 				.withPropertyValues("spring.data.redis.host=" + server.host(),
 						"spring.data.redis.port=" + server.port(), "idempotency.redis.command-timeout=500ms")
@@ -108,7 +108,7 @@ class IdempotencyHealthContributorAutoConfigurationTests {
 
 	@Test
 	void callAndHealthOfAFrozenRedisFailWithinTheStoresCommandTimeout() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 				.withPropertyValues("spring.data.redis.host=" + server.host(),
 						"spring.data.redis.port=" + server.port(), "idempotency.redis.command-timeout=500ms")
@@ -139,7 +139,7 @@ class IdempotencyHealthContributorAutoConfigurationTests {
 
 	@Test
 	void evictingPolicyIsLoggedOnceAtStartupWithoutAHealthRequest(CapturedOutput output) {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try (RedisConnection connection = factory.getConnection()) {
 				connection.serverCommands().setConfig("maxmemory", "100mb");

@@ -4,14 +4,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.UUID;
 
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult.Acquired;
 import dev.idempotency.store.AcquireResult.Completed;
 import dev.idempotency.store.AcquireResult.InProgress;
-import dev.idempotency.store.IdempotencyStore;
-import dev.idempotency.store.IdempotencyStoreContractTests;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
 import org.junit.jupiter.api.Test;
@@ -19,20 +18,22 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-class InMemoryIdempotencyStoreTests extends IdempotencyStoreContractTests {
+/**
+ * What the in-memory store does beyond the store contract (which
+ * {@code InMemoryIdempotencyStoreContractTests} of {@code idempotency-test} runs): its
+ * clock and its bound.
+ */
+class InMemoryIdempotencyStoreTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
 	private final MutableClock clock = new MutableClock();
 
-	@Override
-	protected IdempotencyStore createStore() {
-		return new InMemoryIdempotencyStore();
-	}
+	private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
 
 	@Test
 	void typeIsMemory() {
-		assertThat(store().type()).isEqualTo("memory");
+		assertThat(this.store.type()).isEqualTo("memory");
 	}
 
 	@Test
@@ -118,11 +119,19 @@ class InMemoryIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	void storedBytesAreNotSharedWithCallers() {
 		RecordKey key = newKey();
 		byte[] body = { 1, 2, 3 };
-		store().acquire(key, request("a"));
-		store().complete(key, "a", 1, StoredResult.of(body), LEASE);
+		this.store.acquire(key, request("a"));
+		this.store.complete(key, "a", 1, StoredResult.of(body), LEASE);
 		body[0] = 9;
-		((Completed) store().acquire(key, request("b"))).result().body()[1] = 9;
-		assertThat(((Completed) store().acquire(key, request("b"))).result().body()).containsExactly(1, 2, 3);
+		((Completed) this.store.acquire(key, request("b"))).result().body()[1] = 9;
+		assertThat(((Completed) this.store.acquire(key, request("b"))).result().body()).containsExactly(1, 2, 3);
+	}
+
+	private static RecordKey newKey() {
+		return new RecordKey("memory", UUID.randomUUID().toString());
+	}
+
+	private static AcquireRequest request(String owner) {
+		return new AcquireRequest(owner, LEASE, Duration.ofMinutes(10), null);
 	}
 
 	private RecordKey completed(InMemoryIdempotencyStore store, Duration retention) {

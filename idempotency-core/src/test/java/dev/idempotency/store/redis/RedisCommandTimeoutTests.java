@@ -12,8 +12,8 @@ import org.junit.jupiter.api.function.Executable;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.RecordKey;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -70,7 +70,7 @@ class RedisCommandTimeoutTests {
 
 	@Test
 	void callWhileTheServerIsStoppedFailsWithinTheStoresTimeoutAndWorksAgainAfterRestart() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = bootDefaultConnectionFactory(server);
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX, TIMEOUT);
@@ -89,7 +89,7 @@ class RedisCommandTimeoutTests {
 
 	@Test
 	void renewalOfAClientWithoutAsyncCommandsIsGivenUpAfterTheStoresTimeout() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = bootDefaultConnectionFactory(server);
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX,
@@ -127,7 +127,7 @@ class RedisCommandTimeoutTests {
 	}
 
 	private static void withFrozenServer(boolean connectFirst, FrozenServerTest test) {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = bootDefaultConnectionFactory(server);
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX, TIMEOUT);
@@ -145,7 +145,7 @@ class RedisCommandTimeoutTests {
 	}
 
 	// What Spring Boot builds from spring.data.redis.host and port alone
-	private static LettuceConnectionFactory bootDefaultConnectionFactory(RedisServerProcess server) {
+	private static LettuceConnectionFactory bootDefaultConnectionFactory(RedisServer server) {
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
 			.clientOptions(ClientOptions.builder().timeoutOptions(TimeoutOptions.enabled()).build())
 			.build();
@@ -178,7 +178,7 @@ class RedisCommandTimeoutTests {
 	@FunctionalInterface
 	private interface FrozenServerTest {
 
-		void run(RedisServerProcess server, RedisIdempotencyStore store);
+		void run(RedisServer server, RedisIdempotencyStore store);
 
 	}
 

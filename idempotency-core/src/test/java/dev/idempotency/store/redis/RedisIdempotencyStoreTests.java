@@ -17,12 +17,11 @@ import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.AcquireResult.Acquired;
 import dev.idempotency.store.AcquireResult.Completed;
 import dev.idempotency.store.IdempotencyStore;
-import dev.idempotency.store.IdempotencyStoreContractTests;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
 import dev.idempotency.store.StoredResult;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
@@ -36,7 +35,13 @@ import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.entry;
 
-class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
+/**
+ * What the Redis store does beyond the store contract (which
+ * {@code RedisIdempotencyStoreContractTests} of {@code idempotency-test} runs): its
+ * layout in Redis, foreign values, failures of the server and of the connection, and how
+ * scripts are sent.
+ */
+class RedisIdempotencyStoreTests {
 
 	private static final String PREFIX = "idempotency-test:";
 
@@ -44,20 +49,17 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	private static final Duration RETENTION = Duration.ofMinutes(10);
 
-	@Override
-	protected IdempotencyStore createStore() {
-		return new RedisIdempotencyStore(TestRedis.get().connectionFactory(), PREFIX);
-	}
+	private final IdempotencyStore store = new RedisIdempotencyStore(TestRedis.get().connectionFactory(), PREFIX);
 
 	@Test
 	void typeIsRedis() {
-		assertThat(store().type()).isEqualTo("redis");
+		assertThat(this.store.type()).isEqualTo("redis");
 	}
 
 	@Test
 	void recordIsOneStringUnderPrefixNameAndKey() {
 		RecordKey key = newKey();
-		store().acquire(key, request("a"));
+		this.store.acquire(key, request("a"));
 		withConnection((connection) -> {
 			assertThat(connection.keyCommands().type(redisKey(key)).code()).isEqualTo("string");
 			assertThat(connection.keyCommands().pTtl(redisKey(key))).isGreaterThan(RETENTION.toMillis() - 5000);
@@ -88,8 +90,8 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	@Test
 	void truncatedRecordIsNotARecord() {
 		RecordKey key = newKey();
-		store().acquire(key, request("a"));
-		store().complete(key, "a", 1, StoredResult.of(new byte[100]), RETENTION);
+		this.store.acquire(key, request("a"));
+		this.store.complete(key, "a", 1, StoredResult.of(new byte[100]), RETENTION);
 		withConnection((connection) -> {
 			byte[] record = connection.stringCommands().get(redisKey(key));
 			connection.stringCommands().set(redisKey(key), Arrays.copyOf(record, record.length - 10));
@@ -100,7 +102,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	@Test
 	void recordWithTrailingBytesIsNotARecord() {
 		RecordKey key = newKey();
-		store().acquire(key, request("a"));
+		this.store.acquire(key, request("a"));
 		withConnection((connection) -> connection.stringCommands().append(redisKey(key), new byte[] { 1 }));
 		assertNotARecord(key);
 	}
@@ -109,11 +111,12 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	void foreignValueIsLeftUntouchedAndCanBeEvicted() {
 		RecordKey key = newKey();
 		withConnection((connection) -> connection.stringCommands().set(redisKey(key), bytes("foreign")));
-		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> store().acquire(key, request("a")));
+		assertThatExceptionOfType(IdempotencyStoreException.class)
+			.isThrownBy(() -> this.store.acquire(key, request("a")));
 		withConnection(
 				(connection) -> assertThat(connection.stringCommands().get(redisKey(key))).isEqualTo(bytes("foreign")));
-		assertThat(store().evict(key)).isTrue();
-		assertThat(store().acquire(key, request("a"))).isEqualTo(new Acquired(1, false));
+		assertThat(this.store.evict(key)).isTrue();
+		assertThat(this.store.acquire(key, request("a"))).isEqualTo(new Acquired(1, false));
 	}
 
 	@Test
@@ -133,7 +136,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	@Test
 	void everyTransitionOnStoppedServerIsStoreExceptionAndWorksAgainAfterRestart() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX);
@@ -158,6 +161,19 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	}
 
 	@Test
+	void aLettuceFactoryThatSharesNoConnectionStillGetsOneConnectionOfTheStoresOwn() {
+		LettuceConnectionFactory factory = TestRedis.get().newConnectionFactory();
+		try {
+			factory.setShareNativeConnection(false);
+			assertThat(ScriptRunner.of(factory, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT))
+				.isInstanceOf(LettuceScriptRunner.class);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
 	void transitionsFollowTheFactoryWhenItResetsItsSharedConnection() {
 		LettuceConnectionFactory factory = TestRedis.get().newConnectionFactory();
 		try {
@@ -178,7 +194,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	@Test
 	void steadyStateRunsEachScriptBySha() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX);
@@ -201,7 +217,7 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	@Test
 	void scriptsAreReportedLoadedOnceTheyHaveRun() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX);
@@ -228,9 +244,9 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 		try {
 			bound.multi();
 			RecordKey key = newKey();
-			assertThat(store().acquire(key, request("a"))).isEqualTo(new Acquired(1, false));
-			assertThat(store().complete(key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isTrue();
-			assertThat(store().read(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+			assertThat(this.store.acquire(key, request("a"))).isEqualTo(new Acquired(1, false));
+			assertThat(this.store.complete(key, "a", 1, StoredResult.of(bytes("x")), RETENTION)).isTrue();
+			assertThat(this.store.read(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
 			bound.discard();
 		}
 		finally {
@@ -242,13 +258,13 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	void keysWithSpecialCharactersAndUnicodeAreKeptApart() {
 		RecordKey key = new RecordKey("Payments.charge ✓", "a b:c*?[x]{y}\"'\\\n\t €-漢字-🎉-" + UUID.randomUUID());
 		RecordKey similar = new RecordKey("Payments.charge ✓", "a b:c*?[x]{y}\"'\\\n\t €-漢字-🎉-" + UUID.randomUUID());
-		assertThat(store().acquire(key, request("a"))).isEqualTo(new Acquired(1, false));
-		assertThat(store().complete(key, "a", 1, StoredResult.of(bytes("ü")), RETENTION)).isTrue();
-		assertThat(((Completed) store().acquire(key, request("b"))).result().body()).isEqualTo(bytes("ü"));
-		assertThat(store().acquire(similar, request("b"))).isEqualTo(new Acquired(1, false));
-		assertThat(store().read(key).orElseThrow().key()).isEqualTo(key);
+		assertThat(this.store.acquire(key, request("a"))).isEqualTo(new Acquired(1, false));
+		assertThat(this.store.complete(key, "a", 1, StoredResult.of(bytes("ü")), RETENTION)).isTrue();
+		assertThat(((Completed) this.store.acquire(key, request("b"))).result().body()).isEqualTo(bytes("ü"));
+		assertThat(this.store.acquire(similar, request("b"))).isEqualTo(new Acquired(1, false));
+		assertThat(this.store.read(key).orElseThrow().key()).isEqualTo(key);
 		withConnection((connection) -> assertThat(connection.keyCommands().exists(redisKey(key))).isTrue());
-		assertThat(store().evict(key)).isTrue();
+		assertThat(this.store.evict(key)).isTrue();
 	}
 
 	@Test
@@ -279,28 +295,29 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 	@Test
 	void readOfRecordWithoutExpiryHasNoExpiry() {
 		RecordKey key = newKey();
-		store().acquire(key, request("a"));
+		this.store.acquire(key, request("a"));
 		withConnection((connection) -> connection.keyCommands().persist(redisKey(key)));
-		assertThat(store().read(key).orElseThrow().expiresAt()).isNull();
-		assertThat(store().read(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(this.store.read(key).orElseThrow().expiresAt()).isNull();
+		assertThat(this.store.read(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
 	}
 
 	private void assertNotARecord(RecordKey key) {
 		String message = "Value under Redis key '" + PREFIX + key.name() + ":" + key.key()
 				+ "' is not an idempotency record";
-		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> store().acquire(key, request("a")))
+		assertThatExceptionOfType(IdempotencyStoreException.class)
+			.isThrownBy(() -> this.store.acquire(key, request("a")))
 			.withMessageContaining(message)
 			.withCauseInstanceOf(RuntimeException.class);
 		assertThatExceptionOfType(IdempotencyStoreException.class)
-			.isThrownBy(() -> store().complete(key, "a", 1, StoredResult.of(bytes("x")), RETENTION))
+			.isThrownBy(() -> this.store.complete(key, "a", 1, StoredResult.of(bytes("x")), RETENTION))
 			.withMessageContaining(message);
 		assertThatExceptionOfType(IdempotencyStoreException.class)
-			.isThrownBy(() -> store().release(key, "a", 1, RETENTION))
+			.isThrownBy(() -> this.store.release(key, "a", 1, RETENTION))
 			.withMessageContaining(message);
 		assertThatExceptionOfType(IdempotencyStoreException.class)
-			.isThrownBy(() -> store().renew(key, "a", 1, LEASE, RETENTION))
+			.isThrownBy(() -> this.store.renew(key, "a", 1, LEASE, RETENTION))
 			.withMessageContaining(message);
-		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> store().read(key))
+		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> this.store.read(key))
 			.withMessageContaining(message);
 	}
 
@@ -357,6 +374,14 @@ class RedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
 
 	private static byte[] redisKey(RecordKey key) {
 		return bytes(PREFIX + key.name() + ":" + key.key());
+	}
+
+	private static RecordKey newKey() {
+		return new RecordKey("contract", UUID.randomUUID().toString());
+	}
+
+	private static AcquireRequest request(String owner) {
+		return new AcquireRequest(owner, LEASE, RETENTION, null);
 	}
 
 	private static byte[] bytes(String value) {

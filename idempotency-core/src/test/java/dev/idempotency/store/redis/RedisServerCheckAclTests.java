@@ -12,8 +12,8 @@ import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.DefaultIdempotentExecutor;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -32,7 +32,7 @@ class RedisServerCheckAclTests {
 
 	@Test
 	void storeUserWithoutDelIsHealthyAndTheProbeLeavesNothingBehind() {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory admin = TestRedis.connectionFactory(server.host(), server.port());
 			LettuceConnectionFactory restricted = null;
 			try {

@@ -9,8 +9,8 @@ import java.util.Properties;
 import java.util.stream.Stream;
 
 import dev.idempotency.IdempotencyStoreException;
-import dev.idempotency.test.RedisServerProcess;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataAccessException;
@@ -192,7 +192,7 @@ class RedisServerCheckTests {
 	}
 
 	private static void withServer(ServerTest test) {
-		try (RedisServerProcess server = TestRedis.startPrivateServer()) {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
 			try {
 				test.run(server, factory);
@@ -203,7 +203,7 @@ class RedisServerCheckTests {
 		}
 	}
 
-	private static void replicate(LettuceConnectionFactory factory, RedisServerProcess primary) {
+	private static void replicate(LettuceConnectionFactory factory, RedisServer primary) {
 		try (RedisConnection connection = factory.getConnection()) {
 			connection.serverCommands().replicaOf(primary.host(), primary.port());
 		}
@@ -238,6 +238,11 @@ class RedisServerCheckTests {
 	}
 
 	private static void deleteDirectory(Path directory) {
+		// The server's own temporary directory, never anything else of this machine.
+		assertThat(directory.toAbsolutePath().normalize())
+			.startsWith(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath())
+			.hasFileName(directory.getFileName().toString())
+			.satisfies((path) -> assertThat(path.getFileName().toString()).startsWith("redis-server-"));
 		try (Stream<Path> paths = Files.walk(directory)) {
 			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
 		}
@@ -254,7 +259,7 @@ class RedisServerCheckTests {
 	@FunctionalInterface
 	private interface ServerTest {
 
-		void run(RedisServerProcess server, LettuceConnectionFactory factory);
+		void run(RedisServer server, LettuceConnectionFactory factory);
 
 	}
 

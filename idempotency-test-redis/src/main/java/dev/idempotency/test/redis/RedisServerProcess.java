@@ -1,15 +1,8 @@
-package dev.idempotency.test;
+package dev.idempotency.test.redis;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,18 +16,12 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@code redis-server} process of this test JVM, on a free port of the loopback
- * interface, without persistence, in its own temporary directory. It can be stopped,
- * killed and restarted on the same port, for tests of an unreachable store.
- * <p>
- * Close it when done; any process still running when the JVM exits is stopped by a
- * shutdown hook.
+ * A {@code redis-server} process of this JVM, on a free port of the loopback interface,
+ * without persistence, in its own temporary directory.
  */
-public final class RedisServerProcess implements AutoCloseable {
+final class RedisServerProcess implements RedisServer {
 
 	private static final String HOST = "127.0.0.1";
-
-	private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
 
 	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
@@ -67,14 +54,14 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @throws IllegalStateException if there is no {@code redis-server} on the
 	 * {@code PATH} or it does not start
 	 */
-	public static RedisServerProcess start() {
+	static RedisServerProcess start() {
 		Path binary = findBinary().orElseThrow(() -> new IllegalStateException(
 				"No redis-server on the PATH; install one (apt-get install redis-server)"));
 		Path directory = createDirectory();
 		IllegalStateException failure = null;
 		// A free port can be taken by someone else before the server binds it.
 		for (int attempt = 0; attempt < 5; attempt++) {
-			RedisServerProcess server = new RedisServerProcess(binary, directory, freePort());
+			RedisServerProcess server = new RedisServerProcess(binary, directory, RedisPing.freePort());
 			try {
 				server.restart();
 				return server;
@@ -91,7 +78,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * Find {@code redis-server} on the {@code PATH}.
 	 * @return its path, if any
 	 */
-	public static Optional<Path> findBinary() {
+	static Optional<Path> findBinary() {
 		String path = System.getenv("PATH");
 		if (path == null) {
 			return Optional.empty();
@@ -103,43 +90,22 @@ public final class RedisServerProcess implements AutoCloseable {
 			.findFirst();
 	}
 
-	/**
-	 * Return the host the server listens on.
-	 * @return the loopback address
-	 */
+	@Override
 	public String host() {
 		return HOST;
 	}
 
-	/**
-	 * Return the port the server listens on, which stays the same across restarts.
-	 * @return the port
-	 */
+	@Override
 	public int port() {
 		return this.port;
 	}
 
-	/**
-	 * Return a {@code redis://} URL of the server.
-	 * @return the URL
-	 */
-	public String url() {
-		return "redis://" + HOST + ":" + this.port;
-	}
-
-	/**
-	 * Return whether the process is running.
-	 * @return whether it runs
-	 */
+	@Override
 	public synchronized boolean isRunning() {
 		return this.process != null && this.process.isAlive();
 	}
 
-	/**
-	 * Start the server again on the same port, and wait until it answers {@code PING}.
-	 * Does nothing if it is running.
-	 * @throws IllegalStateException if it does not answer in time
-	 */
+	@Override
 	public synchronized void restart() {
 		if (isRunning()) {
 			return;
@@ -150,19 +116,26 @@ public final class RedisServerProcess implements AutoCloseable {
 				"no")
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+		Process process;
 		try {
-			this.process = builder.start();
+			process = builder.start();
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Failed to run " + this.binary, ex);
 		}
+		this.process = process;
 		RUNNING.add(this);
-		awaitPing(this.process, log);
+		try {
+			RedisPing.await(toString(), HOST, this.port,
+					() -> process.isAlive() ? null : "exited with " + process.exitValue(), () -> read(log));
+		}
+		catch (IllegalStateException ex) {
+			kill();
+			throw ex;
+		}
 	}
 
-	/**
-	 * Stop the server gracefully, as an operator would.
-	 */
+	@Override
 	public synchronized void stop() {
 		// A frozen process would not act on SIGTERM
 		if (this.frozen) {
@@ -178,9 +151,7 @@ public final class RedisServerProcess implements AutoCloseable {
 		RUNNING.remove(this);
 	}
 
-	/**
-	 * Kill the server abruptly, as a crash would.
-	 */
+	@Override
 	public synchronized void kill() {
 		Process process = this.process;
 		if (process != null) {
@@ -192,27 +163,18 @@ public final class RedisServerProcess implements AutoCloseable {
 		RUNNING.remove(this);
 	}
 
-	/**
-	 * Freeze the server ({@code SIGSTOP}): connections stay open and new ones are
-	 * accepted by the kernel, but nothing is answered until {@link #thaw()}, as with a
-	 * server that hangs or a network that drops replies.
-	 */
+	@Override
 	public synchronized void freeze() {
 		signal("STOP");
 		this.frozen = true;
 	}
 
-	/**
-	 * Let a frozen server go on ({@code SIGCONT}).
-	 */
+	@Override
 	public synchronized void thaw() {
 		signal("CONT");
 		this.frozen = false;
 	}
 
-	/**
-	 * Stop the server and delete its directory.
-	 */
 	@Override
 	public synchronized void close() {
 		stop();
@@ -244,39 +206,6 @@ public final class RedisServerProcess implements AutoCloseable {
 		}
 	}
 
-	private void awaitPing(Process process, Path log) {
-		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-		while (System.nanoTime() < deadline) {
-			if (!process.isAlive()) {
-				RUNNING.remove(this);
-				throw new IllegalStateException(this + " exited with " + process.exitValue() + ":\n" + read(log));
-			}
-			if (answersPing()) {
-				return;
-			}
-			pause();
-		}
-		process.destroyForcibly();
-		RUNNING.remove(this);
-		throw new IllegalStateException(this + " did not answer PING within " + START_TIMEOUT + ":\n" + read(log));
-	}
-
-	private boolean answersPing() {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(HOST, this.port), 200);
-			socket.setSoTimeout(1000);
-			OutputStream out = socket.getOutputStream();
-			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			BufferedReader in = new BufferedReader(
-					new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-			return "+PONG".equals(in.readLine());
-		}
-		catch (IOException ex) {
-			return false;
-		}
-	}
-
 	private static void awaitExit(Process process) {
 		try {
 			if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -289,25 +218,6 @@ public final class RedisServerProcess implements AutoCloseable {
 		}
 	}
 
-	private static void pause() {
-		try {
-			Thread.sleep(20);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for redis-server", ex);
-		}
-	}
-
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
-
 	private static Path createDirectory() {
 		try {
 			return Files.createTempDirectory("redis-server-");
@@ -317,7 +227,7 @@ public final class RedisServerProcess implements AutoCloseable {
 		}
 	}
 
-	private static void deleteDirectory(Path directory) {
+	static void deleteDirectory(Path directory) {
 		try (Stream<Path> paths = Files.walk(directory)) {
 			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
 		}

@@ -1,21 +1,18 @@
 package dev.idempotency.store.redis;
 
 import dev.idempotency.store.IdempotencyStore;
-import dev.idempotency.store.IdempotencyStoreContractTests;
-import dev.idempotency.test.TestRedis;
+import dev.idempotency.test.redis.TestRedis;
+import dev.idempotency.test.store.IdempotencyStoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The contract on a connection per script, as with any client other than Lettuce (Jedis):
  * every script runs on a connection taken from the factory for it.
  */
-class ConnectionPerScriptRedisIdempotencyStoreTests extends IdempotencyStoreContractTests {
+class ConnectionPerScriptRedisIdempotencyStoreContractTests extends IdempotencyStoreContractTests {
 
 	private static LettuceConnectionFactory connectionFactory;
 
@@ -34,12 +31,6 @@ class ConnectionPerScriptRedisIdempotencyStoreTests extends IdempotencyStoreCont
 	protected IdempotencyStore createStore() {
 		return new RedisIdempotencyStore(connectionFactory, "idempotency-test:",
 				new ConnectionScriptRunner(connectionFactory, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT));
-	}
-
-	@Test
-	void aLettuceFactoryThatSharesNoConnectionStillGetsOneConnectionOfTheStoresOwn() {
-		assertThat(ScriptRunner.of(connectionFactory, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT))
-			.isInstanceOf(LettuceScriptRunner.class);
 	}
 
 }

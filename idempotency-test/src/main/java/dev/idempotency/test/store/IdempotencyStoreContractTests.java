@@ -1,4 +1,4 @@
-package dev.idempotency.store;
+package dev.idempotency.test.store;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -14,10 +14,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.AcquireResult.Acquired;
 import dev.idempotency.store.AcquireResult.Completed;
 import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.AcquireResult.KeyReused;
+import dev.idempotency.store.IdempotencyRecord;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
+import dev.idempotency.store.StoredResult;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,8 +33,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The contract every {@link IdempotencyStore} fulfils. A store's tests extend this class
- * and create the store; every test uses keys of its own, so a shared store is fine.
+ * The contract every {@link IdempotencyStore} fulfils: every transition, ownership and
+ * fencing, expiry on the store's clock, fingerprints, and many threads racing for one
+ * key. The tests of a store extend this class and create the store: <pre class="code">
+ * class MyIdempotencyStoreTests extends IdempotencyStoreContractTests {
+ *
+ *     &#064;Override
+ *     protected IdempotencyStore createStore() {
+ *         return new MyIdempotencyStore(...);
+ *     }
+ *
+ * }
+ * </pre> Every test uses keys of its own, so the store may be shared by all of them and
+ * hold other records. Tests that wait for leases and retentions to run out use durations
+ * of a fraction of a second and wait on the store's own clock, never sleeping.
  */
 public abstract class IdempotencyStoreContractTests {
 

@@ -1,0 +1,239 @@
+package dev.idempotency.test.redis;
+
+import java.time.Duration;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.StringUtils;
+
+/**
+ * The real Redis that tests run against, one per test JVM, found the first time it is
+ * asked for, in this order:
+ * <ol>
+ * <li>the {@value #URL_VARIABLE} environment variable
+ * ({@code redis://[:password@]host:port[/database]});</li>
+ * <li>a {@value #IMAGE} container from Testcontainers, when Testcontainers is on the test
+ * classpath and a Docker daemon answers;</li>
+ * <li>a {@code redis-server} from the {@code PATH}, started on a free port.</li>
+ * </ol>
+ * When none is available, {@link #get()} fails with a message saying how to get one, and
+ * so does every test that needs Redis: such tests are never skipped. The
+ * {@value #SOURCE_VARIABLE} environment variable ({@code url}, {@code testcontainers} or
+ * {@code binary}) demands one of them and fails rather than fall back to another: a build
+ * that must prove the tests pass on Testcontainers sets it to {@code testcontainers}. A
+ * Redis that the tests started is stopped when the JVM exits.
+ * <p>
+ * Tests share the instance, so they must use keys of their own (random ones). A test that
+ * stops, kills or restarts a server starts one of its own with
+ * {@link #startPrivateServer()}.
+ * <p>
+ * With Spring Boot, point the application at it from the test class: <pre class="code">
+ * &#064;DynamicPropertySource
+ * static void redis(DynamicPropertyRegistry registry) {
+ *     registry.add("spring.data.redis.url", () -&gt; TestRedis.get().url());
+ * }
+ * </pre>
+ */
+public final class TestRedis {
+
+	/**
+	 * Environment variable with the URL of a running Redis to test against.
+	 */
+	public static final String URL_VARIABLE = "IDEMPOTENCY_TEST_REDIS_URL";
+
+	/**
+	 * Environment variable that demands where Redis comes from: {@code url},
+	 * {@code testcontainers} or {@code binary}. Unset, the first that is available is
+	 * used.
+	 */
+	public static final String SOURCE_VARIABLE = "IDEMPOTENCY_TEST_REDIS";
+
+	/**
+	 * The image of every Redis container the tests start.
+	 */
+	public static final String IMAGE = "redis:7";
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+
+	private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+	private static @Nullable TestRedis instance;
+
+	private final RedisURI uri;
+
+	private final String url;
+
+	private final RedisSource source;
+
+	private final @Nullable Runnable stop;
+
+	private @Nullable LettuceConnectionFactory connectionFactory;
+
+	private TestRedis(String url, RedisSource source, @Nullable Runnable stop) {
+		this.uri = RedisURI.create(url);
+		this.url = url;
+		this.source = source;
+		this.stop = stop;
+	}
+
+	/**
+	 * Return the Redis of this test JVM, finding or starting it on first use.
+	 * @return the Redis
+	 * @throws IllegalStateException if no Redis can be found or started
+	 */
+	public static synchronized TestRedis get() {
+		if (instance == null) {
+			instance = locate(RedisDiscovery.ofThisMachine());
+			System.err.println("Tests use " + instance);
+			Runtime.getRuntime().addShutdownHook(new Thread(instance::shutdown, "test-redis-shutdown"));
+		}
+		return instance;
+	}
+
+	/**
+	 * Start a separate Redis server that only the caller uses, for tests that stop, kill
+	 * or restart it: a {@code redis-server} from the {@code PATH} or, without one, a
+	 * container on this machine's Docker daemon ({@value #SOURCE_VARIABLE} demands
+	 * either). The caller closes it.
+	 * @return the running server
+	 * @throws IllegalStateException if no server can be started
+	 */
+	public static RedisServer startPrivateServer() {
+		return startPrivateServer(RedisDiscovery.ofThisMachine());
+	}
+
+	/**
+	 * Create a started connection factory with timeouts short enough for tests, which
+	 * rejects commands at once while disconnected instead of queueing them. The caller
+	 * destroys it.
+	 * @param host the host
+	 * @param port the port
+	 * @return the started factory
+	 */
+	public static LettuceConnectionFactory connectionFactory(String host, int port) {
+		return connectionFactory(RedisURI.create(host, port));
+	}
+
+	/**
+	 * Return the host of this Redis.
+	 * @return the host
+	 */
+	public String host() {
+		return this.uri.getHost();
+	}
+
+	/**
+	 * Return the port of this Redis.
+	 * @return the port
+	 */
+	public int port() {
+		return this.uri.getPort();
+	}
+
+	/**
+	 * Return the URL of this Redis, as {@code spring.data.redis.url} takes it.
+	 * @return the URL
+	 */
+	public String url() {
+		return this.url;
+	}
+
+	/**
+	 * Return whether this Redis was started by this JVM rather than given by
+	 * {@value #URL_VARIABLE}.
+	 * @return whether the JVM started it
+	 */
+	public boolean isStartedByTests() {
+		return this.stop != null;
+	}
+
+	/**
+	 * Return a started connection factory for this Redis, shared by the whole test JVM.
+	 * Do not destroy it.
+	 * @return the shared factory
+	 */
+	public synchronized LettuceConnectionFactory connectionFactory() {
+		if (this.connectionFactory == null) {
+			this.connectionFactory = newConnectionFactory();
+		}
+		return this.connectionFactory;
+	}
+
+	/**
+	 * Create a started connection factory for this Redis that the caller destroys.
+	 * @return the started factory
+	 */
+	public LettuceConnectionFactory newConnectionFactory() {
+		return connectionFactory(this.uri);
+	}
+
+	@Override
+	public String toString() {
+		return StringUtils.capitalize(this.source.description()) + " at " + host() + ":" + port();
+	}
+
+	RedisSource source() {
+		return this.source;
+	}
+
+	static TestRedis locate(RedisDiscovery discovery) {
+		RedisSource source = discovery.sharedSource();
+		return switch (source) {
+			case URL -> {
+				String url = discovery.url();
+				if (url == null) {
+					throw new IllegalStateException(URL_VARIABLE + " is not set");
+				}
+				yield new TestRedis(url, source, null);
+			}
+			case TESTCONTAINERS -> started(source, RedisContainers.startShared());
+			case BINARY -> {
+				RedisServer server = RedisServerProcess.start();
+				yield started(source, new RunningRedis(server.host(), server.port(), server::close));
+			}
+		};
+	}
+
+	static RedisServer startPrivateServer(RedisDiscovery discovery) {
+		return switch (discovery.privateSource()) {
+			case TESTCONTAINERS -> RedisContainers.startPrivate();
+			case BINARY, URL -> RedisServerProcess.start();
+		};
+	}
+
+	private static TestRedis started(RedisSource source, RunningRedis redis) {
+		return new TestRedis("redis://" + redis.host() + ":" + redis.port(), source, redis.stop());
+	}
+
+	private static LettuceConnectionFactory connectionFactory(RedisURI uri) {
+		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
+			.commandTimeout(COMMAND_TIMEOUT)
+			.clientOptions(ClientOptions.builder()
+				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+				.socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+				.build());
+		if (uri.isSsl()) {
+			client.useSsl();
+		}
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				LettuceConnectionFactory.createRedisConfiguration(uri), client.build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	private synchronized void shutdown() {
+		if (this.connectionFactory != null) {
+			this.connectionFactory.destroy();
+		}
+		if (this.stop != null) {
+			this.stop.run();
+		}
+	}
+
+}
