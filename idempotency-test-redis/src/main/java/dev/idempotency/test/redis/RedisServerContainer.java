@@ -163,24 +163,26 @@ final class RedisServerContainer implements RedisServer {
 		}
 	}
 
-	// The cgroup freezer stops every process of the container, as SIGSTOP stops a
-	// redis-server of this JVM: the port stays open, nothing answers.
+	// SIGSTOP from the host, as for a redis-server of this JVM: the port stays open and
+	// nothing answers. (Pausing through the cgroup freezer is not available on every
+	// machine whose Docker API is podman's.)
 	@Override
 	public synchronized void freeze() {
-		if (!isRunning()) {
-			throw new IllegalStateException(this + " is not running");
-		}
-		docker().pauseContainerCmd(this.container.getContainerId()).exec();
+		signal("STOP");
 		this.frozen = true;
 	}
 
 	@Override
 	public synchronized void thaw() {
+		signal("CONT");
+		this.frozen = false;
+	}
+
+	private void signal(String signal) {
 		if (!isRunning()) {
 			throw new IllegalStateException(this + " is not running");
 		}
-		docker().unpauseContainerCmd(this.container.getContainerId()).exec();
-		this.frozen = false;
+		docker().killContainerCmd(this.container.getContainerId()).withSignal(signal).exec();
 	}
 
 	@Override
@@ -196,7 +198,7 @@ final class RedisServerContainer implements RedisServer {
 		return "Redis container on " + HOST + ":" + this.port;
 	}
 
-	// A paused container can be neither stopped nor killed.
+	// A frozen server would not act on SIGTERM.
 	private void thawIfFrozen() {
 		if (this.frozen) {
 			thaw();

@@ -68,6 +68,22 @@ class TestRedisTests {
 	}
 
 	@Test
+	void privateServerFreezesWithItsPortOpenThawsAndStopsWhileFrozen() {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
+			server.freeze();
+			assertThat(server.isRunning()).isTrue();
+			assertThat(RedisPing.answers(server.host(), server.port())).isFalse();
+			server.thaw();
+			assertThat(RedisPing.answers(server.host(), server.port())).isTrue();
+			server.freeze();
+			server.stop();
+			assertThat(server.isRunning()).isFalse();
+			server.restart();
+			assertThat(RedisPing.answers(server.host(), server.port())).isTrue();
+		}
+	}
+
+	@Test
 	void privateServerIsGoneOnceClosed() {
 		RedisServer server = TestRedis.startPrivateServer();
 		server.close();
