@@ -1,6 +1,7 @@
 package dev.idempotency.test.redis;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
@@ -182,6 +183,12 @@ public final class TestRedis {
 	}
 
 	static TestRedis locate(RedisDiscovery discovery) {
+		// A lambda rather than a method reference, so that Testcontainers' classes are
+		// loaded only when a container is started.
+		return locate(discovery, () -> RedisContainers.startShared());
+	}
+
+	static TestRedis locate(RedisDiscovery discovery, Supplier<RunningRedis> containers) {
 		RedisSource source = discovery.sharedSource();
 		return switch (source) {
 			case URL -> {
@@ -191,7 +198,7 @@ public final class TestRedis {
 				}
 				yield new TestRedis(url, source, null);
 			}
-			case TESTCONTAINERS -> started(source, RedisContainers.startShared());
+			case TESTCONTAINERS -> started(source, startContainer(containers));
 			case BINARY -> {
 				RedisServer server = RedisServerProcess.start();
 				yield started(source, new RunningRedis(server.host(), server.port(), server::close));
@@ -204,6 +211,23 @@ public final class TestRedis {
 			case TESTCONTAINERS -> RedisContainers.startPrivate();
 			case BINARY, URL -> RedisServerProcess.start();
 		};
+	}
+
+	/**
+	 * Start the shared container. A daemon that answers a ping may still be unable to
+	 * start one (no image and no registry, no rights to create containers), and
+	 * Testcontainers then says only that the container failed: say which switch to flip.
+	 */
+	private static RunningRedis startContainer(Supplier<RunningRedis> containers) {
+		try {
+			return containers.get();
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("These tests use Redis from Testcontainers, since a Docker daemon "
+					+ "answers, but the " + IMAGE + " container did not start: " + ex.getMessage() + ". Fix the "
+					+ "daemon, or set " + SOURCE_VARIABLE + "=binary to use redis-server from the PATH, or "
+					+ URL_VARIABLE + "=redis://host:port to use a running Redis.", ex);
+		}
 	}
 
 	private static TestRedis started(RedisSource source, RunningRedis redis) {

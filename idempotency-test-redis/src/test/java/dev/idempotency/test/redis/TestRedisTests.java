@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 class TestRedisTests {
@@ -28,6 +29,19 @@ class TestRedisTests {
 			assertThat(redis.source()).isEqualTo(RedisSource.of(demanded));
 		}
 		assertThat(TestRedis.get()).isSameAs(redis);
+	}
+
+	@Test
+	void containerThatDockerCannotStartFailsSayingHowToUseAnotherSource() {
+		RedisDiscovery discovery = new RedisDiscovery((name) -> null, () -> true, () -> true, () -> true);
+		RuntimeException cause = new RuntimeException("Container startup failed for image redis:7");
+		assertThatIllegalStateException().isThrownBy(() -> TestRedis.locate(discovery, () -> {
+			throw cause;
+		}))
+			.withMessageContaining("a Docker daemon answers, but the " + TestRedis.IMAGE + " container did not start")
+			.withMessageContaining(TestRedis.SOURCE_VARIABLE + "=binary")
+			.withMessageContaining(TestRedis.URL_VARIABLE)
+			.withCause(cause);
 	}
 
 	@Test

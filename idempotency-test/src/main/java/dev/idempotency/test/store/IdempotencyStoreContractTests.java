@@ -200,6 +200,7 @@ public abstract class IdempotencyStoreContractTests {
 		assertThat(this.store.release(this.key, "zombie", 1, RETENTION)).isFalse();
 		assertThat(this.store.complete(this.key, "successor", 2, StoredResult.of(bytes("successor")), RETENTION))
 			.isTrue();
+		assertThat(this.store.renew(this.key, "zombie", 1, LEASE, RETENTION)).isFalse();
 		assertThat(this.store.complete(this.key, "zombie", 1, StoredResult.of(bytes("zombie")), RETENTION)).isFalse();
 		assertThat(this.store.release(this.key, "zombie", 1, RETENTION)).isFalse();
 		Completed completed = (Completed) this.store.acquire(this.key, request("c"));
