@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
@@ -106,6 +107,21 @@ public final class TestRedis {
 	 */
 	public static RedisServer startPrivateServer() {
 		return startPrivateServer(RedisDiscovery.ofThisMachine());
+	}
+
+	/**
+	 * Start a primary and replicas of it ({@code replicaof}) that only the caller uses,
+	 * from the same source as {@link #startPrivateServer()}, and wait until the replicas
+	 * are in sync. The caller closes it.
+	 * @param replicas how many replicas
+	 * @return the running primary and replicas
+	 * @throws IllegalArgumentException if {@code replicas} is not positive
+	 * @throws IllegalStateException if the servers cannot be started or the replicas do
+	 * not get in sync
+	 */
+	public static RedisReplicaSet startReplicaSet(int replicas) {
+		Assert.isTrue(replicas > 0, "'replicas' must be positive, but was " + replicas);
+		return StartedReplicaSet.start(RedisLauncher.of(RedisDiscovery.ofThisMachine()), replicas);
 	}
 
 	/**
@@ -207,10 +223,7 @@ public final class TestRedis {
 	}
 
 	static RedisServer startPrivateServer(RedisDiscovery discovery) {
-		return switch (discovery.privateSource()) {
-			case TESTCONTAINERS -> RedisContainers.startPrivate();
-			case BINARY, URL -> RedisServerProcess.start();
-		};
+		return RedisLauncher.of(discovery).start(RedisServerSettings.STANDARD);
 	}
 
 	/**
