@@ -16,7 +16,17 @@ interface RedisLauncher {
 	StartedRedisServer start(RedisServerSettings settings);
 
 	static RedisLauncher of(RedisDiscovery discovery) {
-		return switch (discovery.privateSource()) {
+		return of(discovery.privateSource());
+	}
+
+	/**
+	 * Return the launcher of processes or of containers.
+	 * @param source {@link RedisSource#TESTCONTAINERS} for containers, anything else for
+	 * processes
+	 * @return the launcher
+	 */
+	static RedisLauncher of(RedisSource source) {
+		return switch (source) {
 			// A lambda rather than a method reference, so that Testcontainers' classes
 			// are loaded only when a container is started.
 			case TESTCONTAINERS -> (settings) -> RedisContainers.startPrivate(settings);
