@@ -21,12 +21,13 @@ if not rec then
 	return 0
 end
 -- A client that re-sends after a reconnect finds its own completion: that is success. It
--- writes the record's expiry again, unchanged, because a WAIT for replica acknowledgements
--- counts only the writes of the connection it is sent on: after this write, one sent on
--- another connection than the first completion's waits until replicas hold the record too.
--- Exact on Redis 7.2+, where both commands read one clock; older servers may add the
--- millisecond that passes between them. A record without an expiry (an operator's PERSIST)
--- is left alone.
+-- writes the record's expiry again, unchanged, because from Redis 7.2 a WAIT for replica
+-- acknowledgements counts only the writes of the connection it is sent on: after this
+-- write, one sent on another connection than the first completion's waits until replicas
+-- hold the record too. (Older servers count every write made before the last command of
+-- the connection.) Exact on Redis 7.2+, where both commands read one clock; older servers
+-- may add the millisecond that passes between them. A record without an expiry (an
+-- operator's PERSIST) is left alone.
 if rec.state == COMPLETED then
 	local ttl = redis.call('PTTL', KEYS[1])
 	if ttl > 0 then
