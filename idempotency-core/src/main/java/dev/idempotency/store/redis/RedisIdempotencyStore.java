@@ -368,10 +368,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 */
 	@Override
 	public String toString() {
+		String acks = "";
+		if (this.replicaAcks.enabled()) {
+			int replicas = this.replicaAcks.replicas();
+			acks = ", waits for " + replicas + ((replicas == 1) ? " replica" : " replicas") + " within "
+					+ this.replicaAcks.timeout().toMillis() + " ms";
+		}
 		return "Redis store at " + RedisTargets.describe(this.connectionFactory) + " (key prefix '" + this.keyPrefix
-				+ "'" + (this.replicaAcks.enabled() ? ", " + this.replicaAcks.replicas() + " replica acks within "
-						+ this.replicaAcks.timeout().toMillis() + " ms" : "")
-				+ ")";
+				+ "'" + acks + ")";
 	}
 
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {

@@ -300,7 +300,7 @@ class RedisReplicaAcksTests {
 	@Test
 	void storeDescriptionNamesTheAcknowledgements() {
 		assertThat(Runner.SHARED_LETTUCE.store(1)).hasToString("Redis store at " + servers.primary().host() + ":"
-				+ servers.primary().port() + " (key prefix '" + PREFIX + "', 1 replica acks within 500 ms)");
+				+ servers.primary().port() + " (key prefix '" + PREFIX + "', waits for 1 replica within 500 ms)");
 		assertThat(Runner.SHARED_LETTUCE.store(0)).hasToString("Redis store at " + servers.primary().host() + ":"
 				+ servers.primary().port() + " (key prefix '" + PREFIX + "')");
 	}
