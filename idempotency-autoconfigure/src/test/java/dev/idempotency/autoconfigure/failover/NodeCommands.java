@@ -1,0 +1,102 @@
+package dev.idempotency.autoconfigure.failover;
+
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.SlotHash;
+
+import dev.idempotency.test.redis.RedisServer;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Commands that a test sends to one server of a cluster or sentinel set, each on a
+ * connection of its own that is closed at once, so that no connection outlives a server
+ * the test kills.
+ */
+final class NodeCommands implements AutoCloseable {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+	private final RedisClient client = RedisClient.create();
+
+	/**
+	 * Close the links of a primary's replicas on the primary's side. A replica that is
+	 * frozen at the same time cannot reconnect, and receives nothing the primary writes
+	 * from now on: without this, the kernel would keep what the primary sends to the
+	 * frozen replica in its socket buffer and hand it over on thaw, even once the primary
+	 * is dead.
+	 * @param primary the primary
+	 */
+	void cutOffReplicas(RedisServer primary) {
+		call(primary, (commands) -> commands.clientKill(KillArgs.Builder.typeSlave()));
+	}
+
+	void configSet(RedisServer server, String parameter, String value) {
+		call(server, (commands) -> commands.configSet(parameter, value));
+	}
+
+	/**
+	 * Return the hash slots that a primary of a cluster serves, as it says itself.
+	 * @param primary the primary
+	 * @return its slots
+	 */
+	BitSet slotsOf(RedisServer primary) {
+		String nodes = call(primary, RedisCommands::clusterNodes);
+		BitSet slots = new BitSet();
+		for (String line : nodes.split("\n")) {
+			String[] fields = line.trim().split(" ");
+			if (fields.length > 2 && fields[2].contains("myself")) {
+				for (int i = 8; i < fields.length; i++) {
+					if (!fields[i].startsWith("[")) {
+						String[] range = fields[i].split("-");
+						int first = Integer.parseInt(range[0]);
+						slots.set(first, Integer.parseInt(range[range.length - 1]) + 1);
+					}
+				}
+			}
+		}
+		return slots;
+	}
+
+	/**
+	 * Wait until a server is a replica whose link to its primary is up.
+	 * @param replica the replica
+	 */
+	void awaitLinked(RedisServer replica) {
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreExceptions()
+			.until(() -> call(replica, (commands) -> commands.info("replication")),
+					(info) -> info.contains("role:slave") && info.contains("master_link_status:up"));
+	}
+
+	private <T> T call(RedisServer server, Function<RedisCommands<String, String>, T> command) {
+		RedisURI uri = RedisURI.create(server.host(), server.port());
+		uri.setTimeout(TIMEOUT);
+		try (StatefulRedisConnection<String, String> connection = this.client.connect(uri)) {
+			return command.apply(connection.sync());
+		}
+	}
+
+	@Override
+	public void close() {
+		this.client.shutdown();
+	}
+
+	/**
+	 * Return whether a record of {@link ExecutionLedger#NAME} lives in one of the slots.
+	 * @param slots the slots
+	 * @return a test of the key of a record
+	 */
+	static Predicate<String> inSlots(BitSet slots) {
+		return (key) -> slots.get(SlotHash.getSlot(ExecutionLedger.redisKey(ExecutionLedger.NAME, key)));
+	}
+
+}
