@@ -46,6 +46,11 @@ import org.springframework.util.Assert;
  * clients (Jedis) a command sent on the caller's thread waits as long as the client's own
  * timeout.
  * <p>
+ * With {@link ReplicaAcks replica acknowledgements}, an acquire that takes a record and
+ * every complete are followed by {@code WAIT} on the connection the script went on, and
+ * fail when too few replicas acknowledge the write in time (see
+ * {@link #RedisIdempotencyStore(RedisConnectionFactory, String, Duration, ReplicaAcks)}).
+ * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
  * exception as its cause. A value under a record's key that this store did not write
  * (another type, or a string that is not a record) is reported the same way and left
