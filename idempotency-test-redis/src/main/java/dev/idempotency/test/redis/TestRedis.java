@@ -170,6 +170,20 @@ public final class TestRedis {
 	}
 
 	/**
+	 * Start a primary, its replica and three sentinels watching them (quorum 2,
+	 * {@code down-after-milliseconds} 1000, {@code failover-timeout} 5000) that only the
+	 * caller uses, from the same source as {@link #startPrivateServer()}; each sentinel
+	 * is a {@code redis-server --sentinel} with a configuration file of its own. Returns
+	 * once the replica is linked and every sentinel knows it and the two other sentinels.
+	 * The caller closes it.
+	 * @return the running primary, replica and sentinels
+	 * @throws IllegalStateException if they cannot be started
+	 */
+	public static RedisSentinels startSentinels() {
+		return StartedSentinels.start(RedisLauncher.of(RedisDiscovery.ofThisMachine()));
+	}
+
+	/**
 	 * Create a started connection factory with timeouts short enough for tests, which
 	 * rejects commands at once while disconnected instead of queueing them. The caller
 	 * destroys it.
