@@ -209,7 +209,7 @@ final class LettuceReplicaWaits {
 	 * A cluster redirection, from an error reply such as
 	 * {@code MOVED 3999 10.0.0.1:6381}.
 	 */
-	record Redirect(boolean ask, String host, int port) {
+	private record Redirect(boolean ask, String host, int port) {
 
 		static @Nullable Redirect of(@Nullable String error) {
 			if (error == null || !(error.startsWith("MOVED ") || error.startsWith("ASK "))) {
