@@ -1,9 +1,14 @@
 package dev.idempotency.autoconfigure;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.store.redis.ReplicaAcks;
 import dev.idempotency.test.redis.RedisReplicaSet;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
@@ -15,6 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -37,6 +43,19 @@ class RedisReplicaAcksConfigurationTests {
 	@BeforeAll
 	static void startServers() {
 		servers = TestRedis.startReplicaSet(1);
+		// After a full synchronisation Redis streams nothing to a replica, WAIT's request
+		// for an acknowledgement included, until the replica's first periodic one
+		LettuceConnectionFactory factory = TestRedis.connectionFactory(servers.primary().host(),
+				servers.primary().port());
+		try {
+			new RedisIdempotencyStore(factory, "acks-config:", Duration.ofSeconds(2),
+					new ReplicaAcks(1, Duration.ofSeconds(10)))
+				.acquire(new RecordKey("warm-up", "k"),
+						new AcquireRequest("warm-up", Duration.ofSeconds(30), Duration.ofMinutes(1), null));
+		}
+		finally {
+			factory.destroy();
+		}
 	}
 
 	@AfterAll

@@ -10,6 +10,7 @@ import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
@@ -55,6 +56,12 @@ class RedisReplicaAcksEngineTests {
 		replica = servers.replicas().get(0);
 		factory = TestRedis.connectionFactory(servers.primary().host(), servers.primary().port());
 		replicaFactory = TestRedis.connectionFactory(replica.host(), replica.port());
+		// After a full synchronisation Redis streams nothing to a replica, WAIT's request
+		// for an acknowledgement included, until the replica's first periodic one
+		new RedisIdempotencyStore(factory, PREFIX, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT,
+				new ReplicaAcks(1, Duration.ofSeconds(10)))
+			.acquire(new RecordKey("warm-up", "k"),
+					new AcquireRequest("warm-up", Duration.ofSeconds(30), Duration.ofMinutes(1), null));
 	}
 
 	@AfterAll

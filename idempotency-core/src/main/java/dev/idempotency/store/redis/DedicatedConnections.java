@@ -12,16 +12,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.codec.ByteArrayCodec;
 
+import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Native connections of a runner's own, each lent to one caller at a time: for a script
  * followed by {@code WAIT}, which blocks the connection it is sent on until replicas
  * acknowledge or its timeout passes. On a connection shared with the application, every
- * other command would queue behind it meanwhile.
+ * other command would queue behind it meanwhile. Health checks of the primaries of a
+ * cluster borrow them too, so as to bound how long they wait for a node's connection.
  * <p>
  * At most {@value #MAX_CONNECTIONS} exist at once; a caller beyond that waits for one to
  * be given back, up to a bound it chooses. One given back goes first to the next caller
@@ -47,6 +54,35 @@ final class DedicatedConnections {
 	private final Deque<StatefulConnection<byte[], byte[]>> idle = new ConcurrentLinkedDeque<>();
 
 	private final ThreadPoolExecutor opening;
+
+	/**
+	 * Return a pool of connections from a factory's native client, opened as Spring Data
+	 * Redis opens a dedicated connection for blocking commands: to the same server or
+	 * Sentinel master, with the same credentials, TLS, database and client options; on
+	 * Redis Cluster, a cluster connection of its own. Lettuce opens none for a static
+	 * master/replica configuration, whose client has no address of its own.
+	 * @param connectionFactory the factory
+	 * @param openTimeoutNanos how long a caller waits for a new connection
+	 * @return the pool, with no connection open yet
+	 */
+	static DedicatedConnections of(LettuceConnectionFactory connectionFactory, long openTimeoutNanos) {
+		return new DedicatedConnections(() -> open(connectionFactory), openTimeoutNanos);
+	}
+
+	private static StatefulConnection<byte[], byte[]> open(LettuceConnectionFactory connectionFactory) {
+		AbstractRedisClient client = connectionFactory.getRequiredNativeClient();
+		if (client instanceof RedisClusterClient cluster) {
+			return cluster.connect(ByteArrayCodec.INSTANCE);
+		}
+		try {
+			return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+		}
+		catch (IllegalStateException ex) {
+			throw new InvalidDataAccessApiUsageException("Replica acknowledgements and cluster health checks need "
+					+ "Redis connections of the idempotency store's own, which Lettuce opens for a standalone, "
+					+ "socket, Sentinel or Cluster configuration, not for a static master/replica one", ex);
+		}
+	}
 
 	DedicatedConnections(Supplier<StatefulConnection<byte[], byte[]>> opener, long openTimeoutNanos) {
 		this.opener = opener;

@@ -5,10 +5,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -17,14 +20,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Runs scripts on one node of a Redis Cluster, on the node connection that a cluster
- * connection keeps for it: the connection its keyed writes to that node's slots go on. A
- * command sent there is never redirected: a node that does not serve the key's slot
- * answers {@code MOVED}. Health checks use it to ask each primary in turn.
+ * Runs commands on one node of a Redis Cluster, on the node connection of a cluster
+ * connection of the store's own ({@link DedicatedConnections}), borrowed for each
+ * command, never redirected: a node that does not serve the key's slot answers
+ * {@code MOVED}. Health checks use it to ask each primary in turn, and wait for a node's
+ * connection at most for the command timeout.
  */
 final class LettuceNodeCommands implements ScriptCommands {
 
-	private final StatefulRedisClusterConnection<byte[], byte[]> cluster;
+	private final DedicatedConnections connections;
 
 	private final String host;
 
@@ -32,9 +36,8 @@ final class LettuceNodeCommands implements ScriptCommands {
 
 	private final long timeoutNanos;
 
-	LettuceNodeCommands(StatefulRedisClusterConnection<byte[], byte[]> cluster, String host, int port,
-			long timeoutNanos) {
-		this.cluster = cluster;
+	LettuceNodeCommands(DedicatedConnections connections, String host, int port, long timeoutNanos) {
+		this.connections = connections;
 		this.host = host;
 		this.port = port;
 		this.timeoutNanos = timeoutNanos;
@@ -52,16 +55,36 @@ final class LettuceNodeCommands implements ScriptCommands {
 
 	@Override
 	public <T> @Nullable T run(RedisScript<T> script, byte[] key, byte[]... args) {
-		return LettuceScriptRunner.evaluate(commands(), script, key, args, this.timeoutNanos);
+		return call((commands) -> LettuceScriptRunner.evaluate(commands, script, key, args, this.timeoutNanos));
 	}
 
 	@Override
 	public List<Boolean> scriptsExist(String... shas) {
-		return LettuceScriptRunner.await(commands().scriptExists(shas), this.timeoutNanos);
+		return call((commands) -> LettuceScriptRunner.await(commands.scriptExists(shas), this.timeoutNanos));
 	}
 
-	private RedisAsyncCommands<byte[], byte[]> commands() {
-		return node(this.cluster, this.host, this.port, this.timeoutNanos).async();
+	private <T> T call(Function<RedisAsyncCommands<byte[], byte[]>, T> command) {
+		StatefulConnection<byte[], byte[]> connection = this.connections.borrow(this.timeoutNanos);
+		boolean inOrder = false;
+		try {
+			T reply = command.apply(node((StatefulRedisClusterConnection<byte[], byte[]>) connection, this.host,
+					this.port, this.timeoutNanos)
+				.async());
+			inOrder = true;
+			return reply;
+		}
+		catch (RedisCommandExecutionException ex) {
+			inOrder = true;
+			throw ex;
+		}
+		finally {
+			if (inOrder) {
+				this.connections.giveBack(connection);
+			}
+			else {
+				this.connections.discard(connection);
+			}
+		}
 	}
 
 	/**

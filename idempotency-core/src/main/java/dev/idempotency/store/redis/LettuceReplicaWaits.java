@@ -3,8 +3,6 @@ package dev.idempotency.store.redis;
 import java.time.Duration;
 import java.util.function.Predicate;
 
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
@@ -16,12 +14,10 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import io.lettuce.core.codec.ByteArrayCodec;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.store.redis.ScriptRunner.Acknowledged;
 
-import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -29,10 +25,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Runs a script and then {@code WAIT} on a connection of the runner's own
  * ({@link DedicatedConnections}), never on the one the factory shares: {@code WAIT}
  * blocks the connection it is sent on, and every command of the application would queue
- * behind it. The connections come from the factory's native client, as Spring Data Redis
- * opens a dedicated connection for blocking commands: to the same server or Sentinel
- * master, with the same credentials, TLS, database and client options. Lettuce opens none
- * for a static master/replica configuration, whose client has no address of its own.
+ * behind it.
  * <p>
  * On Redis Cluster, {@code WAIT} is not routed by key, so the script and the {@code WAIT}
  * both go on the node connection of the primary that serves the key's slot, the one the
@@ -56,10 +49,11 @@ final class LettuceReplicaWaits {
 
 	private final DedicatedConnections connections;
 
-	LettuceReplicaWaits(LettuceConnectionFactory connectionFactory, Duration timeout, Duration connectTimeout) {
+	LettuceReplicaWaits(LettuceConnectionFactory connectionFactory, Duration timeout,
+			DedicatedConnections connections) {
 		this.connectionFactory = connectionFactory;
 		this.timeoutNanos = timeout.toNanos();
-		this.connections = new DedicatedConnections(this::open, connectTimeout.toNanos());
+		this.connections = connections;
 	}
 
 	/**
@@ -80,7 +74,7 @@ final class LettuceReplicaWaits {
 		boolean inOrder = false;
 		try {
 			Acknowledged<T> reply = (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)
-					? onCluster(cluster, call) : on(node(connection), false, call);
+					? onCluster(cluster, call) : on((StatefulRedisConnection<byte[], byte[]>) connection, false, call);
 			inOrder = true;
 			return reply;
 		}
@@ -97,11 +91,6 @@ final class LettuceReplicaWaits {
 				this.connections.discard(connection);
 			}
 		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private static StatefulRedisConnection<byte[], byte[]> node(StatefulConnection<byte[], byte[]> connection) {
-		return (StatefulRedisConnection<byte[], byte[]>) connection;
 	}
 
 	private <T> Acknowledged<T> onCluster(StatefulRedisClusterConnection<byte[], byte[]> cluster, Call<T> call) {
@@ -211,21 +200,6 @@ final class LettuceReplicaWaits {
 		}
 	}
 
-	private StatefulConnection<byte[], byte[]> open() {
-		AbstractRedisClient client = this.connectionFactory.getRequiredNativeClient();
-		if (client instanceof RedisClusterClient cluster) {
-			return cluster.connect(ByteArrayCodec.INSTANCE);
-		}
-		try {
-			return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
-		}
-		catch (IllegalStateException ex) {
-			throw new InvalidDataAccessApiUsageException("Replica acknowledgements need Redis connections of the "
-					+ "idempotency store's own, which Lettuce opens for a standalone, socket, Sentinel or Cluster "
-					+ "configuration, not for a static master/replica one", ex);
-		}
-	}
-
 	private record Call<T>(RedisScript<T> script, byte[] key, ReplicaAcks acks, @Nullable Predicate<? super T> wrote,
 			byte[][] args, long waitNanos) {
 
@@ -235,7 +209,7 @@ final class LettuceReplicaWaits {
 	 * A cluster redirection, from an error reply such as
 	 * {@code MOVED 3999 10.0.0.1:6381}.
 	 */
-	record Redirect(boolean ask, String host, int port) {
+	private record Redirect(boolean ask, String host, int port) {
 
 		static @Nullable Redirect of(@Nullable String error) {
 			if (error == null || !(error.startsWith("MOVED ") || error.startsWith("ASK "))) {

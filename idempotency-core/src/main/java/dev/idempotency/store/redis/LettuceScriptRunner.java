@@ -21,8 +21,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
@@ -74,6 +73,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	private final ThreadPoolExecutor connector;
 
+	// Connections of the runner's own, for WAIT and the health of a cluster's primaries
+	private final DedicatedConnections ownConnections;
+
 	private final LettuceReplicaWaits waits;
 
 	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
@@ -98,7 +100,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 			return thread;
 		});
 		this.connector.allowCoreThreadTimeOut(true);
-		this.waits = new LettuceReplicaWaits(this.connectionFactory, timeout, this.connectTimeout);
+		this.ownConnections = DedicatedConnections.of(this.connectionFactory, this.connectTimeout.toNanos());
+		this.waits = new LettuceReplicaWaits(this.connectionFactory, timeout, this.ownConnections);
 	}
 
 	static boolean canRunOn(RedisConnectionFactory connectionFactory) {
@@ -165,22 +168,23 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Return the primaries of a cluster, each with a runner that sends on the node
-	 * connection of the shared cluster connection: the one that the application's keyed
-	 * commands to that node go on.
+	 * Return the primaries of a cluster as the client sees it, each asked on a connection
+	 * of the runner's own.
 	 */
 	@Override
 	public List<Primary> primaries() {
-		if (!(commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
+		if (!this.connectionFactory.isClusterAware()) {
 			return List.of();
 		}
-		StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.getStatefulConnection();
+		// Connects, and so loads the topology, if nothing has yet
+		commands();
+		RedisClusterClient client = (RedisClusterClient) this.connectionFactory.getRequiredNativeClient();
 		List<Primary> primaries = new ArrayList<>();
-		for (RedisClusterNode node : connection.getPartitions()) {
+		for (RedisClusterNode node : client.getPartitions()) {
 			if (node.is(NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
 				RedisURI uri = node.getUri();
 				primaries.add(new Primary(LettuceNodeCommands.address(uri),
-						new LettuceNodeCommands(connection, uri.getHost(), uri.getPort(), this.timeoutNanos),
+						new LettuceNodeCommands(this.ownConnections, uri.getHost(), uri.getPort(), this.timeoutNanos),
 						node::hasSlot));
 			}
 		}

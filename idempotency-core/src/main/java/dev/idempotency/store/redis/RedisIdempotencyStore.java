@@ -46,6 +46,11 @@ import org.springframework.util.Assert;
  * clients (Jedis) a command sent on the caller's thread waits as long as the client's own
  * timeout.
  * <p>
+ * With {@link ReplicaAcks replica acknowledgements}, an acquire that takes a record and
+ * every complete are followed by {@code WAIT} on the connection the script went on, and
+ * fail when too few replicas acknowledge the write in time (see
+ * {@link #RedisIdempotencyStore(RedisConnectionFactory, String, Duration, ReplicaAcks)}).
+ * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
  * exception as its cause. A value under a record's key that this store did not write
  * (another type, or a string that is not a record) is reported the same way and left
@@ -76,6 +81,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private final String keyPrefix;
 
 	private final ReplicaAcks replicaAcks;
+
+	private final ClusterPrimaries primaries;
 
 	/**
 	 * Create a store whose commands time out after {@link #DEFAULT_COMMAND_TIMEOUT}.
@@ -146,6 +153,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		this.runner = runner;
 		this.keyPrefix = keyPrefix;
 		this.replicaAcks = replicaAcks;
+		this.primaries = new ClusterPrimaries(runner, keyPrefix);
 	}
 
 	/**
@@ -272,13 +280,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * @throws IdempotencyStoreException when Redis fails
 	 */
 	public Map<String, Boolean> scriptsLoaded() {
-		List<ScriptRunner.Primary> primaries = primaries();
+		List<ScriptRunner.Primary> primaries = this.primaries.all();
 		if (primaries.isEmpty()) {
-			return scriptsLoaded(this.runner, "Redis");
+			return this.scripts.loadedOn(this.runner, "Redis");
 		}
 		Map<String, Boolean> loaded = new LinkedHashMap<>();
 		for (ScriptRunner.Primary primary : primaries) {
-			scriptsLoaded(primary.commands(), "Redis node " + primary.address())
+			this.scripts.loadedOn(primary.commands(), "Redis node " + primary.address())
 				.forEach((transition, cached) -> loaded.merge(transition, cached, Boolean::logicalAnd));
 		}
 		return loaded;
@@ -295,13 +303,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 */
 	public Map<String, Boolean> scriptsLoaded(String primary) {
 		Assert.notNull(primary, "'primary' must not be null");
-		for (ScriptRunner.Primary candidate : primaries()) {
-			if (candidate.address().equals(primary)) {
-				return scriptsLoaded(candidate.commands(), "Redis node " + primary);
-			}
-		}
-		throw new IdempotencyStoreException("'" + primary + "' is not a primary of the Redis Cluster that can hold "
-				+ "idempotency records under prefix '" + this.keyPrefix + "' now");
+		return this.scripts.loadedOn(this.primaries.get(primary).commands(), "Redis node " + primary);
 	}
 
 	/**
@@ -314,40 +316,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * @throws IdempotencyStoreException when the client cannot connect to Redis
 	 */
 	public List<String> clusterPrimaries() {
-		return primaries().stream().map(ScriptRunner.Primary::address).toList();
-	}
-
-	private List<ScriptRunner.Primary> primaries() {
-		List<ScriptRunner.Primary> primaries;
-		try {
-			primaries = this.runner.primaries();
-		}
-		catch (RuntimeException ex) {
-			throw new IdempotencyStoreException("Redis failed to tell the primaries of its cluster", ex);
-		}
-		return primaries.stream()
-			.filter((primary) -> RedisServerCheck.probeKey(this.keyPrefix, primary) != null)
-			.toList();
-	}
-
-	private Map<String, Boolean> scriptsLoaded(ScriptCommands commands, String where) {
-		Map<String, RedisScript<?>> scripts = this.scripts.byTransition();
-		String[] shas = scripts.values().stream().map(RedisScript::getSha1).toArray(String[]::new);
-		List<Boolean> exists;
-		try {
-			exists = commands.scriptsExist(shas);
-		}
-		catch (RuntimeException ex) {
-			throw new IdempotencyStoreException(where + " failed to tell whether the idempotency scripts are loaded",
-					ex);
-		}
-		Assert.state(exists.size() == shas.length, "No reply from Redis to SCRIPT EXISTS");
-		Map<String, Boolean> loaded = new LinkedHashMap<>();
-		int i = 0;
-		for (String transition : scripts.keySet()) {
-			loaded.put(transition, exists.get(i++));
-		}
-		return loaded;
+		return this.primaries.all().stream().map(ScriptRunner.Primary::address).toList();
 	}
 
 	/**

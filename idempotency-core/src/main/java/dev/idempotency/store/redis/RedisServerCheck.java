@@ -56,13 +56,13 @@ public final class RedisServerCheck {
 
 	private final ScriptRunner runner;
 
-	private final String keyPrefix;
+	private final ClusterPrimaries primaries;
 
 	private final String probeKey;
 
 	RedisServerCheck(ScriptRunner runner, String keyPrefix) {
 		this.runner = runner;
-		this.keyPrefix = keyPrefix;
+		this.primaries = new ClusterPrimaries(runner, keyPrefix);
 		this.probeKey = keyPrefix + PROBE_KEY;
 	}
 
@@ -86,14 +86,10 @@ public final class RedisServerCheck {
 	 */
 	public RedisServerStatus check(String primary) {
 		Assert.notNull(primary, "'primary' must not be null");
-		for (ScriptRunner.Primary candidate : this.runner.primaries()) {
-			String probeKey = (candidate.address().equals(primary)) ? probeKey(this.keyPrefix, candidate) : null;
-			if (probeKey != null) {
-				return check(candidate.commands(), probeKey);
-			}
-		}
-		throw new IdempotencyStoreException("'" + primary + "' is not a primary of the Redis Cluster that can hold "
-				+ "idempotency records under prefix '" + this.keyPrefix + "' now");
+		ScriptRunner.Primary node = this.primaries.get(primary);
+		String probeKey = this.primaries.probeKey(node);
+		Assert.state(probeKey != null, () -> "No probe key lands on " + primary);
+		return check(node.commands(), probeKey);
 	}
 
 	/**

@@ -19,6 +19,9 @@ import org.springframework.util.Assert;
  * still lose the write if it is not the one promoted), and it costs the time a replica
  * takes to acknowledge, on the connection of a call that claims or completes a record.
  * Replays and in-progress answers write nothing and never wait.
+ * <p>
+ * The timeout is independent of the store's command timeout: the reply to {@code WAIT} is
+ * waited for as long as both together, so that neither cuts the other short.
  *
  * @param replicas number of replicas that must acknowledge; {@code 0} for none, which
  * sends no {@code WAIT} at all

@@ -75,6 +75,11 @@ class RedisClusterReplicaAcksTests {
 		cluster = TestRedis.startCluster();
 		factory = cluster.newConnectionFactory();
 		client = RedisClient.create();
+		// After a full synchronisation Redis streams nothing to a replica, WAIT's request
+		// for an acknowledgement included, until the replica's first periodic one
+		RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX, COMMAND_TIMEOUT,
+				new ReplicaAcks(1, Duration.ofSeconds(10)));
+		cluster.primaries().forEach((primary) -> store.acquire(keyOn(primary), request("warm-up")));
 	}
 
 	@AfterAll

@@ -76,6 +76,14 @@ class RedisReplicaAcksTests {
 		replicaFactory = TestRedis.connectionFactory(replica.host(), replica.port());
 		connectionPerScriptFactory = TestRedis.connectionFactory(servers.primary().host(), servers.primary().port());
 		connectionPerScriptFactory.setShareNativeConnection(false);
+		awaitFirstAcknowledgement();
+	}
+
+	// After a full synchronisation Redis streams nothing to a replica, WAIT's request for
+	// an acknowledgement included, until the replica's first periodic one (up to a
+	// second)
+	static void awaitFirstAcknowledgement() {
+		Runner.SHARED_LETTUCE.store(1, Duration.ofSeconds(10)).acquire(newKey(), request("warm-up"));
 	}
 
 	@AfterAll

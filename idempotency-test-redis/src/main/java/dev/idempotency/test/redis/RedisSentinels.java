@@ -5,9 +5,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * A primary, its replica and three sentinels that watch them (quorum 2), which one test
  * started for itself: for tests of a failover under Redis Sentinel. The sentinels think a
- * server down after a second without an answer, and may start another failover five
- * seconds after one that did not finish. Every server, sentinels included, can be
- * stopped, killed or frozen on its own.
+ * server down after a second without an answer, may start another failover five seconds
+ * after one that did not finish, and ask the servers for their state every second rather
+ * than every ten ({@code SENTINEL DEBUG INFO-PERIOD}), so that a failover can follow
+ * another within seconds. Every server, sentinels included, can be stopped, killed or
+ * frozen on its own; a restarted sentinel is back to every ten seconds.
  * <p>
  * Roles change: after a failover the former replica is the primary, and the sentinels
  * turn the former primary into its replica. {@link #primary()} and {@link #replica()} ask

@@ -194,7 +194,7 @@ final class RedisServerContainer implements StartedRedisServer {
 		OPEN.remove(this);
 		thawIfFrozen();
 		this.container.stop();
-		RedisServerProcess.deleteDirectory(this.directory);
+		RedisServers.deleteDirectory(this.directory);
 	}
 
 	@Override

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -89,7 +88,7 @@ final class RedisServerProcess implements StartedRedisServer {
 				failure = ex;
 			}
 		}
-		deleteDirectory(directory);
+		RedisServers.deleteDirectory(directory);
 		throw failure;
 	}
 
@@ -200,7 +199,7 @@ final class RedisServerProcess implements StartedRedisServer {
 	@Override
 	public synchronized void close() {
 		stop();
-		deleteDirectory(this.directory);
+		RedisServers.deleteDirectory(this.directory);
 	}
 
 	@Override
@@ -278,15 +277,6 @@ final class RedisServerProcess implements StartedRedisServer {
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
-		}
-	}
-
-	static void deleteDirectory(Path directory) {
-		try (Stream<Path> paths = Files.walk(directory)) {
-			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
-		}
-		catch (IOException ex) {
-			// A leftover temporary directory is not worth failing a test run for.
 		}
 	}
 

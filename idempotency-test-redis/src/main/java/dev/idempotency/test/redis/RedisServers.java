@@ -1,6 +1,11 @@
 package dev.idempotency.test.redis;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,6 +15,21 @@ import org.jspecify.annotations.Nullable;
 final class RedisServers {
 
 	private RedisServers() {
+	}
+
+	/**
+	 * Delete a server's directory and what it holds. Kept apart from the classes of the
+	 * servers, whose static initialisers register shutdown hooks: a server closed by a
+	 * shutdown hook must not load one of them, since a hook cannot be added then.
+	 * @param directory the directory
+	 */
+	static void deleteDirectory(Path directory) {
+		try (Stream<Path> paths = Files.walk(directory)) {
+			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		}
+		catch (IOException ex) {
+			// A leftover temporary directory is not worth failing a test run for.
+		}
 	}
 
 	/**
