@@ -11,6 +11,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
+import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.test.redis.RedisServer;
 
@@ -39,8 +40,23 @@ final class NodeCommands implements AutoCloseable {
 		call(primary, (commands) -> commands.clientKill(KillArgs.Builder.typeSlave()));
 	}
 
+	/**
+	 * Change a setting of a server ({@code CONFIG SET}) until it restarts.
+	 * @param server the server
+	 * @param parameter the setting
+	 * @param value its value
+	 */
 	void configSet(RedisServer server, String parameter, String value) {
 		call(server, (commands) -> commands.configSet(parameter, value));
+	}
+
+	/**
+	 * Return the clients of a server, one line each, as {@code CLIENT LIST} gives them.
+	 * @param server the server
+	 * @return its clients
+	 */
+	String clientList(RedisServer server) {
+		return call(server, RedisCommands::clientList);
 	}
 
 	/**
@@ -71,10 +87,19 @@ final class NodeCommands implements AutoCloseable {
 	 * @param replica the replica
 	 */
 	void awaitLinked(RedisServer replica) {
-		await().atMost(Duration.ofSeconds(30))
-			.ignoreExceptions()
-			.until(() -> call(replica, (commands) -> commands.info("replication")),
-					(info) -> info.contains("role:slave") && info.contains("master_link_status:up"));
+		await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> isLinkedReplica(replica, null));
+	}
+
+	/**
+	 * Return whether a server says it is a replica whose link to its primary is up.
+	 * @param replica the replica
+	 * @param primary its primary, or {@code null} for any
+	 * @return whether it is linked
+	 */
+	boolean isLinkedReplica(RedisServer replica, @Nullable RedisServer primary) {
+		String info = call(replica, (commands) -> commands.info("replication"));
+		return info.contains("role:slave") && info.contains("master_link_status:up")
+				&& (primary == null || info.contains("master_port:" + primary.port() + "\r\n"));
 	}
 
 	private <T> T call(RedisServer server, Function<RedisCommands<String, String>, T> command) {

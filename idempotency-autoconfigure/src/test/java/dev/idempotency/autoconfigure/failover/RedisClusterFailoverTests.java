@@ -45,6 +45,7 @@ import static org.awaitility.Awaitility.await;
  * calls: what a failover keeps of claims and results, with and without
  * {@code idempotency.redis.replica-acks}.
  */
+@FailoverTests
 class RedisClusterFailoverTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -62,8 +63,7 @@ class RedisClusterFailoverTests {
 				JacksonAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.nodeAddresses(),
 				"spring.data.redis.lettuce.cluster.refresh.adaptive=true",
-				"spring.data.redis.lettuce.cluster.refresh.period=1s", "spring.data.redis.timeout=3s",
-				"idempotency.redis.replica-ack-timeout=500ms")
+				"spring.data.redis.lettuce.cluster.refresh.period=1s", "spring.data.redis.timeout=3s")
 		.withBean(ExecutionLedger.class);
 
 	@BeforeAll

@@ -19,7 +19,10 @@ import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.failover.CallStream.Phase;
 import dev.idempotency.autoconfigure.failover.StreamCalls.Audit;
+import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
 import dev.idempotency.test.redis.RedisSentinels;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
@@ -42,6 +45,7 @@ import static org.awaitility.Awaitility.await;
  * writes until the sentinels turn it into a replica a few seconds later, when it drops
  * them all: what the servers' {@code min-replicas-to-write} changes.
  */
+@FailoverTests
 class RedisSentinelFailoverTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -59,7 +63,7 @@ class RedisSentinelFailoverTests {
 				JacksonAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.sentinel.master=" + sentinels.masterName(),
 				"spring.data.redis.sentinel.nodes=" + sentinels.sentinelNodes(), "spring.data.redis.timeout=3s",
-				"idempotency.redis.replica-ack-timeout=500ms", "idempotency.lock-timeout=2s")
+				"idempotency.lock-timeout=2s")
 		.withBean(ExecutionLedger.class);
 
 	@BeforeAll
@@ -77,17 +81,12 @@ class RedisSentinelFailoverTests {
 	@AfterEach
 	void restoreBothServers() {
 		this.frozen.forEach(RedisServer::thaw);
-		RedisServer primary = await().atMost(DEADLINE).ignoreExceptions().until(sentinels::primary, (found) -> true);
-		RedisServer replica = await().atMost(DEADLINE).ignoreExceptions().until(sentinels::replica, (found) -> true);
-		for (RedisServer server : List.of(primary, replica)) {
-			nodes.configSet(server, "min-replicas-to-write", "0");
-		}
-		nodes.awaitLinked(replica);
+		primaryAndReplica().forEach((server) -> nodes.configSet(server, "min-replicas-to-write", "0"));
 	}
 
 	@Test
 	void withReplicaAcksAndMinReplicasToWriteNoCallOfAStreamGetsAWrongResultOrLosesItsRecordThroughAFailover() {
-		for (RedisServer server : List.of(sentinels.primary(), sentinels.replica())) {
+		for (RedisServer server : primaryAndReplica()) {
 			nodes.configSet(server, "min-replicas-max-lag", "1");
 			nodes.configSet(server, "min-replicas-to-write", "1");
 		}
@@ -130,8 +129,9 @@ class RedisSentinelFailoverTests {
 		this.contextRunner.withPropertyValues("idempotency.redis.replica-acks=1").run((context) -> {
 			ExecutionLedger ledger = context.getBean(ExecutionLedger.class);
 			String key = "unacknowledged-" + UUID.randomUUID();
-			RedisServer primary = sentinels.primary();
-			RedisServer replica = sentinels.replica();
+			List<RedisServer> servers = primaryAndReplica();
+			RedisServer primary = servers.get(0);
+			RedisServer replica = servers.get(1);
 			CountDownLatch started = new CountDownLatch(1);
 			CountDownLatch release = new CountDownLatch(1);
 			CompletableFuture<Execution> first = HeldCalls.inFlight(ledger, key, started, release);
@@ -163,8 +163,65 @@ class RedisSentinelFailoverTests {
 		});
 	}
 
+	private void freeze(RedisServer server) {
+		server.freeze();
+		this.frozen.add(server);
+	}
+
+	private void thaw(RedisServer server) {
+		server.thaw();
+		this.frozen.remove(server);
+	}
+
+	// Once the sentinels agree with the servers: for a while after a failover or a
+	// restart, a sentinel may still report a former role
+	private static List<RedisServer> primaryAndReplica() {
+		return await().atMost(DEADLINE)
+			.ignoreExceptions()
+			.until(() -> List.of(sentinels.primary(), sentinels.replica()),
+					(servers) -> nodes.isLinkedReplica(servers.get(1), servers.get(0)));
+	}
+
+	@Test
+	void withReplicaAcksACallWhoseCompletionWaitsOnTheOldPrimaryReturnsOnlyOnceTheNewPrimaryHasItsRecord()
+			throws Exception {
+		this.contextRunner
+			.withPropertyValues("idempotency.redis.replica-acks=1", "idempotency.redis.replica-ack-timeout=20s",
+					"idempotency.lock-timeout=60s")
+			.run((context) -> {
+				ExecutionLedger ledger = context.getBean(ExecutionLedger.class);
+				IdempotencyStore store = context.getBean(IdempotencyStore.class);
+				String key = "waiting-" + UUID.randomUUID();
+				List<RedisServer> servers = primaryAndReplica();
+				RedisServer primary = servers.get(0);
+				RedisServer replica = servers.get(1);
+				CountDownLatch started = new CountDownLatch(1);
+				CountDownLatch release = new CountDownLatch(1);
+				CompletableFuture<Execution> first = HeldCalls.inFlight(ledger, key, started, release);
+				assertThat(started.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+				freeze(replica);
+				nodes.cutOffReplicas(primary);
+				release.countDown();
+				await().atMost(DEADLINE)
+					.until(() -> nodes.clientList(primary), (clients) -> clients.lines()
+						.anyMatch((client) -> client.contains("flags=b") && client.contains("cmd=wait")));
+				freeze(primary);
+				thaw(replica);
+				await().atMost(DEADLINE).ignoreExceptions().until(sentinels::primary, replica::equals);
+				thaw(primary);
+				assertThat(primaryAndReplica()).containsExactly(replica, primary);
+				Execution returned = first.handle((execution, failure) -> {
+					assertThat(failure).isNull();
+					return execution;
+				}).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+				assertThat(store.read(new RecordKey(ExecutionLedger.HELD, key))).map(IdempotencyRecord::state)
+					.hasValue(RecordState.COMPLETED);
+				assertThat(HeldCalls.duplicate(ledger, key)).isEqualTo(returned);
+			});
+	}
+
 	private static StreamCalls streamAcrossAFailover(ExecutionLedger ledger, String description) throws Exception {
-		RedisServer former = sentinels.primary();
+		RedisServer former = primaryAndReplica().get(0);
 		long started = System.nanoTime();
 		try (CallStream stream = CallStream.start(ledger, 4)) {
 			stream.awaitSucceeded(Phase.BEFORE, 300, ALL, DEADLINE);

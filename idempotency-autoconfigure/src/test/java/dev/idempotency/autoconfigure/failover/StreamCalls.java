@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
@@ -46,6 +47,8 @@ final class StreamCalls {
 
 	private final Map<String, List<String>> trails = new ConcurrentHashMap<>();
 
+	private final long started = System.nanoTime();
+
 	StreamCalls() {
 		for (Phase phase : Phase.values()) {
 			this.keysSucceeded.put(phase, ConcurrentHashMap.newKeySet());
@@ -82,7 +85,8 @@ final class StreamCalls {
 	}
 
 	private void trail(String key, String event) {
-		this.trails.computeIfAbsent(key, (k) -> new CopyOnWriteArrayList<>()).add(event);
+		this.trails.computeIfAbsent(key, (k) -> new CopyOnWriteArrayList<>())
+			.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.started) + " ms " + event);
 	}
 
 	/**
@@ -140,9 +144,14 @@ final class StreamCalls {
 		List<String> lostReplays = new ArrayList<>();
 		for (String key : checked) {
 			Optional<IdempotencyRecord> record = store.read(new RecordKey(ExecutionLedger.NAME, key));
-			if (record.isEmpty() || record.get().state() != RecordState.COMPLETED
-					|| !this.results.get(key).contains(ledger.charge(key))) {
+			Execution replay = (record.isPresent() && record.get().state() == RecordState.COMPLETED)
+					? ledger.charge(key) : null;
+			if (replay == null || !this.results.get(key).contains(replay)) {
 				(this.executedAndReturned.containsKey(key) ? lostExecutions : lostReplays).add(key);
+				trail(key,
+						"audit found "
+								+ record.map((found) -> found.state() + " fence " + found.fence()).orElse("no record")
+								+ ((replay != null) ? ", replayed run " + replay.run() : ""));
 			}
 		}
 		return new Audit(checked.size(), wrong, unannounced, lostExecutions, lostReplays);
