@@ -2,6 +2,7 @@ package dev.idempotency.autoconfigure.failover;
 
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -11,8 +12,10 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.test.redis.RedisSentinels;
 import dev.idempotency.test.redis.RedisServer;
 
 import static org.awaitility.Awaitility.await;
@@ -57,6 +60,30 @@ final class NodeCommands implements AutoCloseable {
 	 */
 	String clientList(RedisServer server) {
 		return call(server, RedisCommands::clientList);
+	}
+
+	/**
+	 * Return whether every sentinel names a server as the primary, with no failover in
+	 * progress: then a former primary that comes back, empty, is made a replica by all of
+	 * them, and none sends clients to it.
+	 * @param sentinels the sentinels
+	 * @param primary the server
+	 * @return whether they all agree
+	 */
+	boolean sentinelsAgreeOn(RedisSentinels sentinels, RedisServer primary) {
+		for (String address : sentinels.sentinelNodes().split(",")) {
+			String[] hostAndPort = address.split(":");
+			RedisURI uri = RedisURI.create(hostAndPort[0], Integer.parseInt(hostAndPort[1]));
+			uri.setTimeout(TIMEOUT);
+			try (StatefulRedisSentinelConnection<String, String> connection = this.client.connectSentinel(uri)) {
+				Map<String, String> master = connection.sync().master(sentinels.masterName());
+				if (!"master".equals(master.get("flags"))
+						|| !Integer.toString(primary.port()).equals(master.get("port"))) {
+					return false;
+				}
+			}
+		}
+		return true;
 	}
 
 	/**

@@ -151,7 +151,7 @@ class RedisSentinelFailoverTests {
 			primary.kill();
 			replica.thaw();
 			this.frozen.remove(replica);
-			await().atMost(DEADLINE).ignoreExceptions().until(sentinels::primary, replica::equals);
+			await().atMost(DEADLINE).ignoreExceptions().until(() -> nodes.sentinelsAgreeOn(sentinels, replica));
 			primary.restart();
 			await().atMost(DEADLINE).ignoreExceptions().until(sentinels::replica, primary::equals);
 			nodes.awaitLinked(primary);
