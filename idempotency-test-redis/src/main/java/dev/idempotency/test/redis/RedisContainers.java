@@ -30,8 +30,9 @@ final class RedisContainers {
 	 */
 	static RunningRedis startShared() {
 		GenericContainer<?> container = new GenericContainer<>(IMAGE).withExposedPorts(REDIS_PORT)
-			.withCommand(command(REDIS_PORT, "*"))
-			.waitingFor(ready());
+			.withCommand(
+					RedisServerSettings.STANDARD.command("redis-server", "*", REDIS_PORT, null).toArray(String[]::new))
+			.waitingFor(ready(RedisServerSettings.STANDARD));
 		container.start();
 		String host = container.getHost();
 		int port = container.getMappedPort(REDIS_PORT);
@@ -48,23 +49,17 @@ final class RedisContainers {
 
 	/**
 	 * Start a container that a test stops, kills and restarts.
+	 * @param settings what it runs as
 	 * @return the running server
 	 */
-	static RedisServer startPrivate() {
-		return RedisServerContainer.start();
+	static StartedRedisServer startPrivate(RedisServerSettings settings) {
+		return RedisServerContainer.start(settings);
 	}
 
-	/**
-	 * A {@code redis-server} command line that keeps nothing on disk and accepts clients
-	 * from outside the container.
-	 */
-	static String[] command(int port, String bind) {
-		return new String[] { "redis-server", "--port", Integer.toString(port), "--bind", bind, "--protected-mode",
-				"no", "--save", "", "--appendonly", "no" };
-	}
-
-	static WaitStrategy ready() {
-		return Wait.forLogMessage(".*Ready to accept connections.*\\n", 1).withStartupTimeout(RedisPing.START_TIMEOUT);
+	// A sentinel of Redis 7.0 never says that it is ready, only who it is.
+	static WaitStrategy ready(RedisServerSettings settings) {
+		String message = settings.isSentinel() ? ".*Sentinel ID is.*\\n" : ".*Ready to accept connections.*\\n";
+		return Wait.forLogMessage(message, 1).withStartupTimeout(RedisPing.START_TIMEOUT);
 	}
 
 }

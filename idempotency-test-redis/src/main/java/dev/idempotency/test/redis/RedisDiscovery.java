@@ -87,6 +87,52 @@ final class RedisDiscovery {
 	}
 
 	/**
+	 * Return the nodes of a running cluster to use, if they are given.
+	 * @return some of its nodes, {@code host:port,host:port}, or {@code null}
+	 */
+	@Nullable String clusterNodes() {
+		String nodes = this.environment.apply(TestRedis.CLUSTER_NODES_VARIABLE);
+		return (nodes != null && !nodes.isBlank()) ? nodes.trim() : null;
+	}
+
+	/**
+	 * Decide where the Redis Cluster that the tests share comes from: as the shared
+	 * Redis, with {@value TestRedis#CLUSTER_NODES_VARIABLE} in place of the URL.
+	 * @return the source, {@link RedisSource#URL} for the given nodes
+	 * @throws IllegalStateException if none can give one, with what to do about it
+	 */
+	RedisSource clusterSource() {
+		RedisSource required = required();
+		if (required == RedisSource.URL) {
+			if (clusterNodes() == null) {
+				throw new IllegalStateException(TestRedis.SOURCE_VARIABLE + "=url demands running servers, but "
+						+ TestRedis.CLUSTER_NODES_VARIABLE + " is not set: set it to some nodes of a running cluster "
+						+ "(host:port,host:port), or unset " + TestRedis.SOURCE_VARIABLE
+						+ " to let the tests start one.");
+			}
+			return required;
+		}
+		if (required != null) {
+			check(required);
+			return required;
+		}
+		if (clusterNodes() != null) {
+			return RedisSource.URL;
+		}
+		if (docker()) {
+			return RedisSource.TESTCONTAINERS;
+		}
+		if (this.binaryFound.getAsBoolean()) {
+			return RedisSource.BINARY;
+		}
+		throw new IllegalStateException("These tests need a real Redis Cluster, and none was found. Either set "
+				+ TestRedis.CLUSTER_NODES_VARIABLE + "=host:port,host:port to use a running one; or run a Docker "
+				+ "daemon on this machine, with org.testcontainers:testcontainers on the test classpath, so that the "
+				+ "tests start " + TestRedis.IMAGE + " containers; or install redis-server and redis-cli on the PATH "
+				+ "(apt-get install redis-server, brew install redis).");
+	}
+
+	/**
 	 * Decide where a Redis server that a test stops, kills and restarts comes from: a
 	 * given URL cannot be one, so the binary is preferred, Docker the fallback.
 	 * @return {@link RedisSource#BINARY} or {@link RedisSource#TESTCONTAINERS}

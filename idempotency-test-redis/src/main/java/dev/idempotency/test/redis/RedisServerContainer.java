@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import com.github.dockerjava.api.DockerClient;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.BindMode;
+import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
 
 import org.springframework.util.StringUtils;
@@ -28,7 +29,7 @@ import org.springframework.util.StringUtils;
  * {@code redis-server} process of this JVM has. Needs a Docker daemon on this machine
  * that supports host networking (Linux).
  */
-final class RedisServerContainer implements RedisServer {
+final class RedisServerContainer implements StartedRedisServer {
 
 	private static final String HOST = "127.0.0.1";
 
@@ -47,25 +48,28 @@ final class RedisServerContainer implements RedisServer {
 
 	private final Path directory;
 
+	private final RedisServerSettings settings;
+
 	private boolean frozen;
 
-	private RedisServerContainer(int port, Path directory) {
+	private RedisServerContainer(int port, Path directory, RedisServerSettings settings) {
 		this.port = port;
 		this.directory = directory;
-		String[] command = StringUtils.concatenateStringArrays(RedisContainers.command(port, HOST),
-				new String[] { "--dir", directory.toString() });
+		this.settings = settings;
 		this.container = new GenericContainer<>(RedisContainers.IMAGE).withNetworkMode("host")
 			.withFileSystemBind(directory.toString(), directory.toString(), BindMode.READ_WRITE)
-			.withCommand(command)
-			.waitingFor(RedisContainers.ready());
+			.withCommand(settings.command("redis-server", HOST, port, directory).toArray(String[]::new))
+			.waitingFor(RedisContainers.ready(settings));
 	}
 
-	static RedisServerContainer start() {
+	static RedisServerContainer start(RedisServerSettings settings) {
 		checkLocalDocker();
 		IllegalStateException failure = null;
 		// A free port can be taken by someone else before the server binds it.
 		for (int attempt = 0; attempt < 5; attempt++) {
-			RedisServerContainer server = new RedisServerContainer(RedisPing.freePort(), createDirectory());
+			Path directory = createDirectory();
+			settings.prepare(directory);
+			RedisServerContainer server = new RedisServerContainer(settings.freePort(), directory, settings);
 			try {
 				server.container.start();
 				OPEN.add(server);
@@ -190,12 +194,33 @@ final class RedisServerContainer implements RedisServer {
 		OPEN.remove(this);
 		thawIfFrozen();
 		this.container.stop();
-		RedisServerProcess.deleteDirectory(this.directory);
+		RedisServers.deleteDirectory(this.directory);
+	}
+
+	@Override
+	public String redisCli(String... arguments) {
+		String[] command = StringUtils.concatenateStringArrays(new String[] { "redis-cli" }, arguments);
+		ExecResult result;
+		try {
+			result = this.container.execInContainer(command);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Failed to run redis-cli in " + this, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while running redis-cli in " + this, ex);
+		}
+		if (result.getExitCode() != 0) {
+			throw new IllegalStateException(String.join(" ", command) + " exited with " + result.getExitCode() + " in "
+					+ this + ":\n" + result.getStdout() + result.getStderr());
+		}
+		return result.getStdout();
 	}
 
 	@Override
 	public String toString() {
-		return "Redis container on " + HOST + ":" + this.port;
+		return this.settings.describe("Redis container", HOST, this.port);
 	}
 
 	// A frozen server would not act on SIGTERM.

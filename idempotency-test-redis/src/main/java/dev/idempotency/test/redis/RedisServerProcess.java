@@ -6,7 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,11 +20,13 @@ import org.jspecify.annotations.Nullable;
  * A {@code redis-server} process of this JVM, on a free port of the loopback interface,
  * without persistence, in its own temporary directory.
  */
-final class RedisServerProcess implements RedisServer {
+final class RedisServerProcess implements StartedRedisServer {
 
 	private static final String HOST = "127.0.0.1";
 
 	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Duration CLI_TIMEOUT = Duration.ofSeconds(60);
 
 	private static final Set<RedisServerProcess> RUNNING = ConcurrentHashMap.newKeySet();
 
@@ -38,14 +41,17 @@ final class RedisServerProcess implements RedisServer {
 
 	private final int port;
 
+	private final RedisServerSettings settings;
+
 	private @Nullable Process process;
 
 	private boolean frozen;
 
-	private RedisServerProcess(Path binary, Path directory, int port) {
+	private RedisServerProcess(Path binary, Path directory, int port, RedisServerSettings settings) {
 		this.binary = binary;
 		this.directory = directory;
 		this.port = port;
+		this.settings = settings;
 	}
 
 	/**
@@ -55,13 +61,25 @@ final class RedisServerProcess implements RedisServer {
 	 * {@code PATH} or it does not start
 	 */
 	static RedisServerProcess start() {
+		return start(RedisServerSettings.STANDARD);
+	}
+
+	/**
+	 * Start a new {@code redis-server} from the {@code PATH} on a free port.
+	 * @param settings what it runs as
+	 * @return the running server
+	 * @throws IllegalStateException if there is no {@code redis-server} on the
+	 * {@code PATH} or it does not start
+	 */
+	static RedisServerProcess start(RedisServerSettings settings) {
 		Path binary = findBinary().orElseThrow(() -> new IllegalStateException(
 				"No redis-server on the PATH; install one (apt-get install redis-server)"));
 		Path directory = createDirectory();
+		settings.prepare(directory);
 		IllegalStateException failure = null;
 		// A free port can be taken by someone else before the server binds it.
 		for (int attempt = 0; attempt < 5; attempt++) {
-			RedisServerProcess server = new RedisServerProcess(binary, directory, RedisPing.freePort());
+			RedisServerProcess server = new RedisServerProcess(binary, directory, settings.freePort(), settings);
 			try {
 				server.restart();
 				return server;
@@ -70,7 +88,7 @@ final class RedisServerProcess implements RedisServer {
 				failure = ex;
 			}
 		}
-		deleteDirectory(directory);
+		RedisServers.deleteDirectory(directory);
 		throw failure;
 	}
 
@@ -79,13 +97,17 @@ final class RedisServerProcess implements RedisServer {
 	 * @return its path, if any
 	 */
 	static Optional<Path> findBinary() {
+		return findOnPath("redis-server");
+	}
+
+	private static Optional<Path> findOnPath(String name) {
 		String path = System.getenv("PATH");
 		if (path == null) {
 			return Optional.empty();
 		}
 		return Stream.of(path.split(File.pathSeparator))
 			.filter((directory) -> !directory.isEmpty())
-			.map((directory) -> Path.of(directory, "redis-server"))
+			.map((directory) -> Path.of(directory, name))
 			.filter(Files::isExecutable)
 			.findFirst();
 	}
@@ -111,9 +133,8 @@ final class RedisServerProcess implements RedisServer {
 			return;
 		}
 		Path log = this.directory.resolve("redis.log");
-		ProcessBuilder builder = new ProcessBuilder(this.binary.toString(), "--port", Integer.toString(this.port),
-				"--bind", HOST, "--save", "", "--appendonly", "no", "--dir", this.directory.toString(), "--daemonize",
-				"no")
+		ProcessBuilder builder = new ProcessBuilder(
+				this.settings.command(this.binary.toString(), HOST, this.port, this.directory))
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
 		Process process;
@@ -178,12 +199,44 @@ final class RedisServerProcess implements RedisServer {
 	@Override
 	public synchronized void close() {
 		stop();
-		deleteDirectory(this.directory);
+		RedisServers.deleteDirectory(this.directory);
+	}
+
+	@Override
+	public String redisCli(String... arguments) {
+		Path cli = findOnPath("redis-cli").orElseThrow(
+				() -> new IllegalStateException("No redis-cli on the PATH; install one (apt-get install redis-tools)"));
+		List<String> command = new ArrayList<>();
+		command.add(cli.toString());
+		command.addAll(List.of(arguments));
+		Path output = this.directory.resolve("redis-cli.out");
+		try {
+			Process process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(output.toFile())
+				.start();
+			if (!process.waitFor(CLI_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+				process.destroyForcibly();
+				throw new IllegalStateException(
+						String.join(" ", command) + " did not finish within " + CLI_TIMEOUT + ":\n" + read(output));
+			}
+			if (process.exitValue() != 0) {
+				throw new IllegalStateException(
+						String.join(" ", command) + " exited with " + process.exitValue() + ":\n" + read(output));
+			}
+			return read(output);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Failed to run " + cli, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while running " + String.join(" ", command), ex);
+		}
 	}
 
 	@Override
 	public String toString() {
-		return "redis-server on " + HOST + ":" + this.port;
+		return this.settings.describe("redis-server", HOST, this.port);
 	}
 
 	private void signal(String signal) {
@@ -224,15 +277,6 @@ final class RedisServerProcess implements RedisServer {
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
-		}
-	}
-
-	static void deleteDirectory(Path directory) {
-		try (Stream<Path> paths = Files.walk(directory)) {
-			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
-		}
-		catch (IOException ex) {
-			// A leftover temporary directory is not worth failing a test run for.
 		}
 	}
 

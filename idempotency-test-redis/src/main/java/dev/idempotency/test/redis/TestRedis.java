@@ -3,13 +3,11 @@ package dev.idempotency.test.redis;
 import java.time.Duration;
 import java.util.function.Supplier;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
@@ -48,6 +46,12 @@ public final class TestRedis {
 	public static final String URL_VARIABLE = "IDEMPOTENCY_TEST_REDIS_URL";
 
 	/**
+	 * Environment variable with some nodes of a running Redis Cluster to test against,
+	 * {@code host:port,host:port}.
+	 */
+	public static final String CLUSTER_NODES_VARIABLE = "IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES";
+
+	/**
 	 * Environment variable that demands where Redis comes from: {@code url},
 	 * {@code testcontainers} or {@code binary}. Unset, the first that is available is
 	 * used.
@@ -59,11 +63,9 @@ public final class TestRedis {
 	 */
 	public static final String IMAGE = "redis:7";
 
-	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
-
-	private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
-
 	private static @Nullable TestRedis instance;
+
+	private static @Nullable StartedCluster cluster;
 
 	private final RedisURI uri;
 
@@ -106,6 +108,79 @@ public final class TestRedis {
 	 */
 	public static RedisServer startPrivateServer() {
 		return startPrivateServer(RedisDiscovery.ofThisMachine());
+	}
+
+	/**
+	 * Start a primary and replicas of it ({@code replicaof}) that only the caller uses,
+	 * from the same source as {@link #startPrivateServer()}, and wait until the replicas
+	 * are in sync. The caller closes it.
+	 * @param replicas how many replicas
+	 * @return the running primary and replicas
+	 * @throws IllegalArgumentException if {@code replicas} is not positive
+	 * @throws IllegalStateException if the servers cannot be started or the replicas do
+	 * not get in sync
+	 */
+	public static RedisReplicaSet startReplicaSet(int replicas) {
+		Assert.isTrue(replicas > 0, "'replicas' must be positive, but was " + replicas);
+		return StartedReplicaSet.start(RedisLauncher.of(RedisDiscovery.ofThisMachine()), replicas);
+	}
+
+	/**
+	 * Return the Redis Cluster of this test JVM, finding or starting it on first use, in
+	 * the order of {@link TestRedis}: the nodes of a running cluster given by
+	 * {@value #CLUSTER_NODES_VARIABLE}; else three primaries and three replicas started
+	 * as {@value #IMAGE} containers when a Docker daemon on this machine answers; else as
+	 * {@code redis-server} processes ({@code redis-cli} joins them into a cluster).
+	 * {@value #SOURCE_VARIABLE} demands one of them as for {@link #get()} ({@code url}
+	 * demands {@value #CLUSTER_NODES_VARIABLE}). A cluster that the tests started is
+	 * stopped when the JVM exits.
+	 * <p>
+	 * Tests share it, so they must use keys of their own and never stop, kill or freeze
+	 * its nodes (a test that does starts a cluster of its own with
+	 * {@link #startCluster()}); its {@link RedisCluster#close()} does nothing.
+	 * @return the cluster
+	 * @throws IllegalStateException if no cluster can be found or started
+	 */
+	public static synchronized RedisCluster cluster() {
+		if (cluster == null) {
+			long started = System.nanoTime();
+			StartedCluster located = locateCluster(RedisDiscovery.ofThisMachine());
+			System.err.println("Tests use " + located + ", ready in "
+					+ Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
+			Runtime.getRuntime().addShutdownHook(new Thread(located::shutdown, "test-redis-cluster-shutdown"));
+			cluster = located;
+		}
+		return cluster;
+	}
+
+	/**
+	 * Start a Redis Cluster that only the caller uses, for tests that stop, kill or
+	 * freeze its nodes: three primaries with one replica each, from the same source as
+	 * {@link #startPrivateServer()}, each node in a directory of its own, on a free port
+	 * whose cluster bus port (10000 higher) is free too. Nodes notice a failed one within
+	 * about a second ({@code cluster-node-timeout} 1000 ms) and a replica takes over
+	 * however far behind it is ({@code cluster-replica-validity-factor} 0). Returns once
+	 * every node says {@code cluster_state:ok}, all 16384 slots are served and every
+	 * replica is linked to its primary. The caller closes it.
+	 * @return the running cluster
+	 * @throws IllegalStateException if the cluster cannot be started
+	 */
+	public static RedisCluster startCluster() {
+		return ClusterFormation.start(RedisLauncher.of(RedisDiscovery.ofThisMachine()), true);
+	}
+
+	/**
+	 * Start a primary, its replica and three sentinels watching them (quorum 2,
+	 * {@code down-after-milliseconds} 1000, {@code failover-timeout} 5000) that only the
+	 * caller uses, from the same source as {@link #startPrivateServer()}; each sentinel
+	 * is a {@code redis-server --sentinel} with a configuration file of its own. Returns
+	 * once the replica is linked and every sentinel knows it and the two other sentinels.
+	 * The caller closes it.
+	 * @return the running primary, replica and sentinels
+	 * @throws IllegalStateException if they cannot be started
+	 */
+	public static RedisSentinels startSentinels() {
+		return StartedSentinels.start(RedisLauncher.of(RedisDiscovery.ofThisMachine()));
 	}
 
 	/**
@@ -206,11 +281,20 @@ public final class TestRedis {
 		};
 	}
 
+	static StartedCluster locateCluster(RedisDiscovery discovery) {
+		RedisSource source = discovery.clusterSource();
+		if (source == RedisSource.URL) {
+			String nodes = discovery.clusterNodes();
+			if (nodes == null) {
+				throw new IllegalStateException(CLUSTER_NODES_VARIABLE + " is not set");
+			}
+			return ClusterFormation.given(nodes, CLUSTER_NODES_VARIABLE);
+		}
+		return ClusterFormation.start(RedisLauncher.of(source), false);
+	}
+
 	static RedisServer startPrivateServer(RedisDiscovery discovery) {
-		return switch (discovery.privateSource()) {
-			case TESTCONTAINERS -> RedisContainers.startPrivate();
-			case BINARY, URL -> RedisServerProcess.start();
-		};
+		return RedisLauncher.of(discovery).start(RedisServerSettings.STANDARD);
 	}
 
 	/**
@@ -235,20 +319,7 @@ public final class TestRedis {
 	}
 
 	private static LettuceConnectionFactory connectionFactory(RedisURI uri) {
-		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
-			.commandTimeout(COMMAND_TIMEOUT)
-			.clientOptions(ClientOptions.builder()
-				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-				.socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
-				.build());
-		if (uri.isSsl()) {
-			client.useSsl();
-		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				LettuceConnectionFactory.createRedisConfiguration(uri), client.build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+		return TestConnectionFactories.standalone(uri);
 	}
 
 	private synchronized void shutdown() {

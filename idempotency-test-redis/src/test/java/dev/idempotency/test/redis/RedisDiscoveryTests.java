@@ -142,6 +142,59 @@ class RedisDiscoveryTests {
 	}
 
 	@Test
+	void clusterNodesComeFirstAndNothingElseIsAsked() {
+		this.environment.put(TestRedis.CLUSTER_NODES_VARIABLE, " example:7000,example:7001 ");
+		RedisDiscovery discovery = discovery(NOT_ASKED, NOT_ASKED, NOT_ASKED);
+		assertThat(discovery.clusterSource()).isEqualTo(RedisSource.URL);
+		assertThat(discovery.clusterNodes()).isEqualTo("example:7000,example:7001");
+	}
+
+	@Test
+	void clusterIsNotTakenFromTheUrlOfOneRedis() {
+		this.environment.put(TestRedis.URL_VARIABLE, "redis://example:7000");
+		assertThat(discovery(YES, NO, YES).clusterSource()).isEqualTo(RedisSource.BINARY);
+	}
+
+	@Test
+	void clusterComesFromTestcontainersBeforeTheBinary() {
+		assertThat(discovery(YES, YES, NOT_ASKED).clusterSource()).isEqualTo(RedisSource.TESTCONTAINERS);
+		assertThat(discovery(YES, NO, YES).clusterSource()).isEqualTo(RedisSource.BINARY);
+	}
+
+	@Test
+	void demandedSourceOfTheClusterWinsOverGivenNodes() {
+		this.environment.put(TestRedis.CLUSTER_NODES_VARIABLE, "example:7000");
+		this.environment.put(TestRedis.SOURCE_VARIABLE, "binary");
+		assertThat(discovery(NOT_ASKED, NOT_ASKED, YES).clusterSource()).isEqualTo(RedisSource.BINARY);
+	}
+
+	@Test
+	void demandedUrlFailsWithoutClusterNodes() {
+		this.environment.put(TestRedis.SOURCE_VARIABLE, "url");
+		this.environment.put(TestRedis.URL_VARIABLE, "redis://example:7000");
+		assertThatIllegalStateException().isThrownBy(() -> discovery(YES, YES, YES).clusterSource())
+			.withMessage("IDEMPOTENCY_TEST_REDIS=url demands running servers, but "
+					+ "IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES is not set: set it to some nodes of a running cluster "
+					+ "(host:port,host:port), or unset IDEMPOTENCY_TEST_REDIS to let the tests start one.");
+	}
+
+	@Test
+	void clusterWithNothingAvailableFailsSayingHowToGetOne() {
+		assertThatIllegalStateException().isThrownBy(() -> discovery(YES, NO, NO).clusterSource())
+			.withMessageStartingWith("These tests need a real Redis Cluster, and none was found.")
+			.withMessageContaining("set IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES=host:port,host:port")
+			.withMessageContaining("install redis-server and redis-cli on the PATH");
+	}
+
+	@Test
+	void malformedClusterNodesAreNamed() {
+		assertThatIllegalStateException()
+			.isThrownBy(() -> ClusterFormation.given("127.0.0.1:7000,nowhere", TestRedis.CLUSTER_NODES_VARIABLE))
+			.withMessage("IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES='127.0.0.1:7000,nowhere' is not a list of host:port "
+					+ "separated by commas: 'nowhere'");
+	}
+
+	@Test
 	void dockerIsAskedOnce() {
 		AtomicInteger asked = new AtomicInteger();
 		RedisDiscovery discovery = discovery(YES, () -> asked.incrementAndGet() < 0, YES);
