@@ -208,7 +208,7 @@ inline complete(t, f) {
 	:: !COMPLETE_OWNS(t, f) -> code = 0
 	:: else ->
 		if
-		:: r_state == COMPLETED -> code = 1
+		:: r_state == COMPLETED -> code = 1   /* writes the same expiry again: no change */
 		:: r_state == FAILED -> code = 0
 		:: else ->
 			r_state = COMPLETED; r_body = t; r_take = 0;

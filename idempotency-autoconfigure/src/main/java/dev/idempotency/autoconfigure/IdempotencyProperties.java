@@ -216,14 +216,23 @@ public class IdempotencyProperties implements Validator {
 			errors.rejectValue("keyPrefix", "empty", "must not be empty (such as 'idempotency:'), or records "
 					+ "would mix with every other key of the Redis database");
 		}
-		Duration commandTimeout = properties.getRedis().getCommandTimeout();
-		if (commandTimeout == null || commandTimeout.toMillis() <= 0) {
-			errors.rejectValue("redis.commandTimeout", "notPositive",
-					"idempotency.redis.command-timeout must be at least one millisecond");
+		validateTimeout(properties.getRedis().getCommandTimeout(), "redis.commandTimeout",
+				"idempotency.redis.command-timeout", errors);
+		if (properties.getRedis().getReplicaAcks() < 0) {
+			errors.rejectValue("redis.replicaAcks", "negative",
+					"idempotency.redis.replica-acks must not be negative (0 waits for no replica)");
 		}
-		else if (commandTimeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
-			errors.rejectValue("redis.commandTimeout", "tooLong", "idempotency.redis.command-timeout must be at most "
-					+ MAX_COMMAND_TIMEOUT.toDays() + " days, as the Redis store measures it in nanoseconds");
+		validateTimeout(properties.getRedis().getReplicaAckTimeout(), "redis.replicaAckTimeout",
+				"idempotency.redis.replica-ack-timeout", errors);
+	}
+
+	private static void validateTimeout(@Nullable Duration timeout, String field, String property, Errors errors) {
+		if (timeout == null || timeout.toMillis() <= 0) {
+			errors.rejectValue(field, "notPositive", property + " must be at least one millisecond");
+		}
+		else if (timeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
+			errors.rejectValue(field, "tooLong", property + " must be at most " + MAX_COMMAND_TIMEOUT.toDays()
+					+ " days, as the Redis store measures it in nanoseconds");
 		}
 	}
 
@@ -362,12 +371,42 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private Duration commandTimeout = Duration.ofSeconds(2);
 
+		/**
+		 * Number of replicas that must acknowledge a claim or a completion (WAIT after
+		 * the script, on the same connection) before the call goes on, so that a failover
+		 * cannot silently forget it. Too few within replica-ack-timeout is a store error,
+		 * and a claim is released first. Replays never wait. 0 to wait for none.
+		 */
+		private int replicaAcks = 0;
+
+		/**
+		 * How long Redis waits for replica-acks replicas to acknowledge a write. The
+		 * reply is waited for as long plus the command timeout.
+		 */
+		private Duration replicaAckTimeout = Duration.ofSeconds(1);
+
 		public Duration getCommandTimeout() {
 			return this.commandTimeout;
 		}
 
 		public void setCommandTimeout(Duration commandTimeout) {
 			this.commandTimeout = commandTimeout;
+		}
+
+		public int getReplicaAcks() {
+			return this.replicaAcks;
+		}
+
+		public void setReplicaAcks(int replicaAcks) {
+			this.replicaAcks = replicaAcks;
+		}
+
+		public Duration getReplicaAckTimeout() {
+			return this.replicaAckTimeout;
+		}
+
+		public void setReplicaAckTimeout(Duration replicaAckTimeout) {
+			this.replicaAckTimeout = replicaAckTimeout;
 		}
 
 	}

@@ -7,6 +7,7 @@ import dev.idempotency.autoconfigure.IdempotencyProperties.StoreType;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.store.redis.ReplicaAcks;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -76,8 +77,9 @@ final class IdempotencyStoreConfigurations {
 			if (factory == null) {
 				throw redisUnavailable("there is no RedisConnectionFactory bean");
 			}
-			return new RedisIdempotencyStore(factory, properties.getKeyPrefix(),
-					properties.getRedis().getCommandTimeout());
+			IdempotencyProperties.Redis redis = properties.getRedis();
+			return new RedisIdempotencyStore(factory, properties.getKeyPrefix(), redis.getCommandTimeout(),
+					new ReplicaAcks(redis.getReplicaAcks(), redis.getReplicaAckTimeout()));
 		}
 
 	}

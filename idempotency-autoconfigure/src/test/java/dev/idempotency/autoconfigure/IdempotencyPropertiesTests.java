@@ -43,7 +43,8 @@ class IdempotencyPropertiesTests {
 					"idempotency.lock-timeout=45s", "idempotency.retention=3d", "idempotency.on-in-progress=wait",
 					"idempotency.wait-timeout=4s", "idempotency.on-store-failure=proceed",
 					"idempotency.max-key-length=80", "idempotency.max-result-size=64KB", "idempotency.advisor-order=7",
-					"idempotency.memory.max-entries=500", "idempotency.redis.command-timeout=750ms")
+					"idempotency.memory.max-entries=500", "idempotency.redis.command-timeout=750ms",
+					"idempotency.redis.replica-acks=2", "idempotency.redis.replica-ack-timeout=250ms")
 			.run((context) -> {
 				IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);
 				assertThat(properties.isEnabled()).isTrue();
@@ -59,6 +60,8 @@ class IdempotencyPropertiesTests {
 				assertThat(properties.getAdvisorOrder()).isEqualTo(7);
 				assertThat(properties.getMemory().getMaxEntries()).isEqualTo(500);
 				assertThat(properties.getRedis().getCommandTimeout()).isEqualTo(Duration.ofMillis(750));
+				assertThat(properties.getRedis().getReplicaAcks()).isEqualTo(2);
+				assertThat(properties.getRedis().getReplicaAckTimeout()).isEqualTo(Duration.ofMillis(250));
 				assertThat(context.getBean(IdempotencyDefaults.class))
 					.isEqualTo(
 							new IdempotencyDefaults(
@@ -187,6 +190,43 @@ class IdempotencyPropertiesTests {
 				.isInstanceOf(BindValidationException.class)
 				.hasMessageContaining("idempotency.redis.command-timeout")
 				.hasMessageContaining("must be at most 36500 days"));
+	}
+
+	@Test
+	void redisWaitsForNoReplicaByDefaultAndForOneSecondWhenItDoes() {
+		this.contextRunner.run((context) -> {
+			IdempotencyProperties.Redis redis = context.getBean(IdempotencyProperties.class).getRedis();
+			assertThat(redis.getReplicaAcks()).isZero();
+			assertThat(redis.getReplicaAckTimeout()).isEqualTo(Duration.ofSeconds(1));
+		});
+	}
+
+	@Test
+	void failsStartupOnNegativeReplicaAcks() {
+		this.contextRunner.withPropertyValues("idempotency.redis.replica-acks=-1")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(BindValidationException.class)
+				.hasMessageContaining("idempotency.redis.replica-acks must not be negative"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0s", "-1s", "500us" })
+	void failsStartupOnReplicaAckTimeoutUnderOneMillisecond(String timeout) {
+		this.contextRunner.withPropertyValues("idempotency.redis.replica-ack-timeout=" + timeout)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(BindValidationException.class)
+				.hasMessageContaining("idempotency.redis.replica-ack-timeout must be at least one millisecond"));
+	}
+
+	@Test
+	void failsStartupOnReplicaAckTimeoutTooLongToMeasure() {
+		this.contextRunner.withPropertyValues("idempotency.redis.replica-ack-timeout=1000000d")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(BindValidationException.class)
+				.hasMessageContaining("idempotency.redis.replica-ack-timeout must be at most 36500 days"));
 	}
 
 	@Test

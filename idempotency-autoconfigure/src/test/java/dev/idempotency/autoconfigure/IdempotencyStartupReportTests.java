@@ -53,6 +53,16 @@ class IdempotencyStartupReportTests {
 	}
 
 	@Test
+	void namesTheReplicaAcknowledgementsWhenItWaitsForAny(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("spring.data.redis.host=redis.internal", "spring.data.redis.port=6390",
+					"idempotency.redis.replica-acks=2", "idempotency.redis.replica-ack-timeout=250ms")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).contains("Idempotency: Redis store at redis.internal:6390 (key prefix 'idempotency:', "
+				+ "waits for 2 replicas within 250 ms), 0 @Idempotent operations");
+	}
+
+	@Test
 	void namesTheNodesOfARedisCluster(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("spring.data.redis.cluster.nodes=node-1:7000")
 			.run((context) -> assertThat(context).hasNotFailed());

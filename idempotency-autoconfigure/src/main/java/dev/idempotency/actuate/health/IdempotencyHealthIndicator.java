@@ -33,6 +33,11 @@ import org.springframework.util.ClassUtils;
  * An eviction policy that can evict records is a {@code warning} detail, and is logged
  * once as a WARN by the first check that finds it.
  * <p>
+ * On Redis Cluster (with Lettuce), every primary that can hold records is checked so, and
+ * these details are under {@code primaries}, by the primary's {@code host:port}; the
+ * store is {@code DOWN} when any of them refuses the write or fails to answer (an
+ * {@code error} detail of its own), with a {@code reason} naming each.
+ * <p>
  * As a bean, the indicator checks a Redis store once in the background when the
  * application context has started, so that such a policy is logged at startup when Redis
  * is reachable then; it never delays or fails startup. With Lettuce, each command of a

@@ -1,23 +1,32 @@
 package dev.idempotency.actuate.health;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.store.redis.RedisServerCheck;
 import dev.idempotency.store.redis.RedisServerStatus;
 
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.core.NestedExceptionUtils;
 
 /**
  * Health of a Redis store beyond a read: whether the server accepts writes, how it keeps
- * records, and which scripts it holds. A class of its own so that it is loaded only when
- * Spring Data Redis is on the class path.
+ * records, and which scripts it holds. On Redis Cluster, the same for every primary that
+ * can hold records, under {@code primaries} by address; one that refuses writes or does
+ * not answer makes the store {@code DOWN}. A class of its own so that it is loaded only
+ * when Spring Data Redis is on the class path.
  */
 final class RedisStoreHealth implements Consumer<Health.Builder> {
 
@@ -43,27 +52,67 @@ final class RedisStoreHealth implements Consumer<Health.Builder> {
 
 	@Override
 	public void accept(Health.Builder builder) {
-		RedisServerStatus status = this.check.check();
-		builder.withDetail("role", orUnknown(status.role()))
-			.withDetail("maxmemoryPolicy", orUnknown(status.maxmemoryPolicy()));
+		List<String> primaries = this.store.clusterPrimaries();
+		if (primaries.isEmpty()) {
+			if (describe(this.check.check(), builder::withDetail) != null) {
+				builder.down();
+			}
+			builder.withDetail("scripts", this.store.scriptsLoaded());
+			return;
+		}
+		Map<String, Map<String, Object>> nodes = new LinkedHashMap<>();
+		List<String> refusals = new ArrayList<>();
+		for (String primary : primaries) {
+			Map<String, Object> node = new LinkedHashMap<>();
+			try {
+				String refusal = describe(this.check.check(primary), node::put);
+				if (refusal != null) {
+					refusals.add(primary + ": " + refusal);
+				}
+				node.put("scripts", this.store.scriptsLoaded(primary));
+			}
+			catch (IdempotencyStoreException ex) {
+				Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
+				String error = ex.getMessage() + ((cause != ex) ? ": " + cause : "");
+				node.put("error", error);
+				refusals.add(primary + ": " + error);
+			}
+			nodes.put(primary, node);
+		}
+		builder.withDetail("primaries", nodes);
+		if (!refusals.isEmpty()) {
+			builder.down().withDetail("reason", String.join("; ", refusals));
+		}
+	}
+
+	/**
+	 * Put what a server said into details, with the reason it cannot hold records, if
+	 * any.
+	 * @param status what the server said
+	 * @param details where to put it
+	 * @return why records cannot be written there, or {@code null} when they can
+	 */
+	private @Nullable String describe(RedisServerStatus status, BiConsumer<String, Object> details) {
+		details.accept("role", orUnknown(status.role()));
+		details.accept("maxmemoryPolicy", orUnknown(status.maxmemoryPolicy()));
 		if (status.maxmemory() != null) {
-			builder.withDetail("maxmemory", status.maxmemory());
+			details.accept("maxmemory", status.maxmemory());
 		}
 		if (status.usedMemory() != null) {
-			builder.withDetail("usedMemory", status.usedMemory());
+			details.accept("usedMemory", status.usedMemory());
 		}
 		String refusal = refusal(status);
 		if (refusal != null) {
-			builder.down().withDetail("reason", refusal);
+			details.accept("reason", refusal);
 		}
 		if (status.evictsRecords()) {
-			builder.withDetail("warning",
+			details.accept("warning",
 					"maxmemory-policy " + status.maxmemoryPolicy()
 							+ " evicts records when Redis is full, and a duplicate of a call whose record was evicted "
 							+ "runs again; use noeviction");
 			logEvictionOnce(status);
 		}
-		builder.withDetail("scripts", this.store.scriptsLoaded());
+		return refusal;
 	}
 
 	private static @Nullable String refusal(RedisServerStatus status) {

@@ -2,6 +2,7 @@ package dev.idempotency.actuate.health;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
@@ -12,6 +13,7 @@ import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.test.redis.RedisCluster;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
 
@@ -166,6 +168,63 @@ class IdempotencyHealthIndicatorTests {
 				restricted.destroy();
 			}
 		});
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void redisClusterIsUpWithTheDetailsOfEveryPrimary() {
+		RedisCluster cluster = TestRedis.cluster();
+		LettuceConnectionFactory factory = cluster.newConnectionFactory();
+		try {
+			Health health = new IdempotencyHealthIndicator(new RedisIdempotencyStore(factory, "idempotency:")).health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsOnlyKeys("store", "primaries");
+			Map<String, Map<String, Object>> primaries = (Map<String, Map<String, Object>>) health.getDetails()
+				.get("primaries");
+			assertThat(primaries).containsOnlyKeys(addresses(cluster.primaries()));
+			assertThat(primaries.values()).allSatisfy((primary) -> {
+				assertThat(primary).containsEntry("role", "master")
+					.containsEntry("maxmemoryPolicy", "noeviction")
+					.containsKeys("maxmemory", "usedMemory")
+					.doesNotContainKeys("reason", "error");
+				assertThat(primary.get("scripts")).isInstanceOf(Map.class);
+			});
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void redisClusterIsDownWhenOnePrimaryRefusesWritesWithTheReasonOfThatPrimary() {
+		RedisCluster cluster = TestRedis.cluster();
+		LettuceConnectionFactory factory = cluster.newConnectionFactory();
+		RedisServer refusing = cluster.primaries().get(1);
+		LettuceConnectionFactory refusingFactory = TestRedis.connectionFactory(refusing.host(), refusing.port());
+		command(refusingFactory, "CONFIG", "SET", "min-replicas-to-write", "2");
+		try {
+			Health health = new IdempotencyHealthIndicator(new RedisIdempotencyStore(factory, "idempotency:")).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			String address = refusing.host() + ":" + refusing.port();
+			assertThat((String) health.getDetails().get("reason"))
+				.startsWith(address + ": Redis refuses writes: NOREPLICAS");
+			Map<String, Map<String, Object>> primaries = (Map<String, Map<String, Object>>) health.getDetails()
+				.get("primaries");
+			assertThat((String) primaries.get(address).get("reason")).startsWith("Redis refuses writes: NOREPLICAS");
+			assertThat(primaries.entrySet()).filteredOn((primary) -> !primary.getKey().equals(address))
+				.hasSize(2)
+				.allSatisfy((primary) -> assertThat(primary.getValue()).doesNotContainKey("reason"));
+		}
+		finally {
+			command(refusingFactory, "CONFIG", "SET", "min-replicas-to-write", "0");
+			refusingFactory.destroy();
+			factory.destroy();
+		}
+	}
+
+	private static List<String> addresses(List<RedisServer> nodes) {
+		return nodes.stream().map((node) -> node.host() + ":" + node.port()).toList();
 	}
 
 	private static void withRedis(BiConsumer<RedisServer, LettuceConnectionFactory> test) {

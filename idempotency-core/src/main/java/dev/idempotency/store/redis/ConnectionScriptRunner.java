@@ -9,14 +9,18 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisScriptingCommands;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs each script on a connection of its own from the factory, as {@code RedisTemplate}
@@ -38,6 +42,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 final class ConnectionScriptRunner implements ScriptRunner {
 
 	private static final int ASYNC_THREADS = 8;
+
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			ConnectionScriptRunner.class.getClassLoader());
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -70,25 +77,74 @@ final class ConnectionScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	@SuppressWarnings("unchecked")
 	public <T> @Nullable T run(RedisScript<T> script, byte[] key, byte[]... args) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return run(connection, script, key, args);
+		}
+	}
+
+	@Override
+	public <T> Acknowledged<T> runAndWait(RedisScript<T> script, byte[] key, ReplicaAcks acks, byte[]... args) {
+		return runAcknowledged(script, key, acks, (reply) -> true, args);
+	}
+
+	@Override
+	public <T> Acknowledged<T> runThenWait(RedisScript<T> script, byte[] key, ReplicaAcks acks,
+			Predicate<? super T> wrote, byte[]... args) {
+		return runAcknowledged(script, key, acks, wrote, args);
+	}
+
+	/**
+	 * Run the script and then {@code WAIT} on the same connection. Such a client sends a
+	 * command only once it has the previous reply, so {@code WAIT} always costs a round
+	 * trip of its own, and its reply waits as long as the client's own timeout allows. A
+	 * cluster connection routes the script by its key but {@code WAIT} to any node, so
+	 * acknowledgements are refused there.
+	 */
+	private <T> Acknowledged<T> runAcknowledged(RedisScript<T> script, byte[] key, ReplicaAcks acks,
+			Predicate<? super T> wrote, byte[]... args) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			if (connection instanceof RedisClusterConnection) {
+				throw new InvalidDataAccessApiUsageException("Replica acknowledgements on Redis Cluster need Lettuce: "
+						+ "WAIT must go to the node that ran the script, which other clients do not allow");
+			}
+			T reply = run(connection, script, key, args);
+			if (!wrote.test(reply)) {
+				return new Acknowledged<>(reply, Acknowledged.NOT_ASKED);
+			}
+			Object acknowledged = waitFor(connection, number(acks.replicas()), number(acks.timeout().toMillis()));
+			if (!(acknowledged instanceof Number replicas)) {
+				throw new IllegalStateException("Unexpected reply from Redis to WAIT: " + acknowledged);
+			}
+			return new Acknowledged<>(reply, replicas.longValue());
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private static <T> @Nullable T run(RedisConnection connection, RedisScript<T> script, byte[] key, byte[]... args) {
 		ReturnType type = ReturnType.fromJavaType(script.getResultType());
 		byte[][] keysAndArgs = new byte[args.length + 1][];
 		keysAndArgs[0] = key;
 		System.arraycopy(args, 0, keysAndArgs, 1, args.length);
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			RedisScriptingCommands commands = connection.scriptingCommands();
-			try {
-				return (T) commands.evalSha(script.getSha1(), type, 1, keysAndArgs);
-			}
-			catch (RuntimeException ex) {
-				if (!RedisErrors.isNoScript(ex)) {
-					throw ex;
-				}
-				return (T) commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, 1,
-						keysAndArgs);
-			}
+		RedisScriptingCommands commands = connection.scriptingCommands();
+		try {
+			return (T) commands.evalSha(script.getSha1(), type, 1, keysAndArgs);
 		}
+		catch (RuntimeException ex) {
+			if (!RedisErrors.isNoScript(ex)) {
+				throw ex;
+			}
+			return (T) commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, 1, keysAndArgs);
+		}
+	}
+
+	private static @Nullable Object waitFor(RedisConnection connection, byte[]... args) {
+		Object reply = LETTUCE_PRESENT ? LettuceConnectionWait.execute(connection, args) : null;
+		return (reply != null) ? reply : connection.execute("WAIT", args);
+	}
+
+	private static byte[] number(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.idempotency.store.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -11,14 +12,19 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.RedisConnectionFailureException;
@@ -49,6 +55,10 @@ import org.springframework.data.redis.core.script.RedisScript;
  * by the former, but waits for the server's answer to its handshake for as long as the
  * factory's command timeout, so the connection is opened on a thread of the runner's own,
  * and a caller gives up waiting for it after that bound, leaving it to finish there.
+ * <p>
+ * A script followed by {@code WAIT} (replica acknowledgements) goes on connections of the
+ * runner's own instead ({@link LettuceReplicaWaits}): {@code WAIT} holds the connection
+ * it is sent on until it answers.
  */
 final class LettuceScriptRunner implements ScriptRunner {
 
@@ -62,6 +72,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 	private final Duration connectTimeout;
 
 	private final ThreadPoolExecutor connector;
+
+	// Connections of the runner's own, for WAIT and the health of a cluster's primaries
+	private final DedicatedConnections ownConnections;
+
+	private final LettuceReplicaWaits waits;
 
 	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
 
@@ -85,6 +100,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 			return thread;
 		});
 		this.connector.allowCoreThreadTimeOut(true);
+		this.ownConnections = DedicatedConnections.of(this.connectionFactory, this.connectTimeout.toNanos());
+		this.waits = new LettuceReplicaWaits(this.connectionFactory, timeout, this.ownConnections);
 	}
 
 	static boolean canRunOn(RedisConnectionFactory connectionFactory) {
@@ -111,17 +128,67 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	private <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript<T> script, byte[] key,
 			byte[]... args) {
+		return evaluate(commands, script, key, args, this.timeoutNanos);
+	}
+
+	/**
+	 * Run a script by its SHA-1, and in full when Redis does not have it cached yet.
+	 * @param <T> the reply type
+	 * @param commands where to send it
+	 * @param script the script
+	 * @param key its only key
+	 * @param args its arguments
+	 * @param timeoutNanos how long to wait for each reply
+	 * @return the reply
+	 */
+	static <T> T evaluate(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript<T> script, byte[] key,
+			byte[][] args, long timeoutNanos) {
 		ScriptOutputType type = outputType(script);
 		byte[][] keys = { key };
 		try {
-			return await(commands.evalsha(script.getSha1(), type, keys, args));
+			return await(commands.evalsha(script.getSha1(), type, keys, args), timeoutNanos);
 		}
 		catch (RuntimeException ex) {
 			if (!RedisErrors.isNoScript(ex)) {
 				throw ex;
 			}
-			return await(commands.eval(script.getScriptAsString(), type, keys, args));
+			return await(commands.eval(script.getScriptAsString(), type, keys, args), timeoutNanos);
 		}
+	}
+
+	@Override
+	public <T> Acknowledged<T> runAndWait(RedisScript<T> script, byte[] key, ReplicaAcks acks, byte[]... args) {
+		return this.waits.run(script, key, acks, null, args);
+	}
+
+	@Override
+	public <T> Acknowledged<T> runThenWait(RedisScript<T> script, byte[] key, ReplicaAcks acks,
+			Predicate<? super T> wrote, byte[]... args) {
+		return this.waits.run(script, key, acks, wrote, args);
+	}
+
+	/**
+	 * Return the primaries of a cluster as the client sees it, each asked on a connection
+	 * of the runner's own.
+	 */
+	@Override
+	public List<Primary> primaries() {
+		if (!this.connectionFactory.isClusterAware()) {
+			return List.of();
+		}
+		// Connects, and so loads the topology, if nothing has yet
+		commands();
+		RedisClusterClient client = (RedisClusterClient) this.connectionFactory.getRequiredNativeClient();
+		List<Primary> primaries = new ArrayList<>();
+		for (RedisClusterNode node : client.getPartitions()) {
+			if (node.is(NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+				RedisURI uri = node.getUri();
+				primaries.add(new Primary(LettuceNodeCommands.address(uri),
+						new LettuceNodeCommands(this.ownConnections, uri.getHost(), uri.getPort(), this.timeoutNanos),
+						node::hasSlot));
+			}
+		}
+		return primaries;
 	}
 
 	/**
@@ -157,7 +224,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	// Every transition answers an integer or a multi-bulk reply (see RedisScripts): no
 	// need for Spring Data's general conversion on every call.
-	private static ScriptOutputType outputType(RedisScript<?> script) {
+	static ScriptOutputType outputType(RedisScript<?> script) {
 		return (script.getResultType() == Long.class) ? ScriptOutputType.INTEGER : ScriptOutputType.MULTI;
 	}
 
@@ -274,7 +341,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	private <T> T await(RedisFuture<T> reply) {
-		return LettuceFutures.awaitOrCancel(reply, this.timeoutNanos, TimeUnit.NANOSECONDS);
+		return await(reply, this.timeoutNanos);
+	}
+
+	static <T> T await(RedisFuture<T> reply, long timeoutNanos) {
+		return LettuceFutures.awaitOrCancel(reply, timeoutNanos, TimeUnit.NANOSECONDS);
 	}
 
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.AcquireRequest;
@@ -16,6 +17,7 @@ import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
+import dev.idempotency.store.redis.ScriptRunner.Acknowledged;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -43,6 +45,11 @@ import org.springframework.util.Assert;
  * keep. With Lettuce the store bounds opening its connection the same way; with other
  * clients (Jedis) a command sent on the caller's thread waits as long as the client's own
  * timeout.
+ * <p>
+ * With {@link ReplicaAcks replica acknowledgements}, an acquire that takes a record and
+ * every complete are followed by {@code WAIT} on the connection the script went on, and
+ * fail when too few replicas acknowledge the write in time (see
+ * {@link #RedisIdempotencyStore(RedisConnectionFactory, String, Duration, ReplicaAcks)}).
  * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
  * exception as its cause. A value under a record's key that this store did not write
@@ -73,6 +80,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private final String keyPrefix;
 
+	private final ReplicaAcks replicaAcks;
+
+	private final ClusterPrimaries primaries;
+
 	/**
 	 * Create a store whose commands time out after {@link #DEFAULT_COMMAND_TIMEOUT}.
 	 * @param connectionFactory the Redis connections to use; connections are opened
@@ -84,7 +95,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Create a store.
+	 * Create a store that asks for no replica acknowledgements.
 	 * @param connectionFactory the Redis connections to use; connections are opened
 	 * lazily, on the first transition
 	 * @param keyPrefix prefix of every Redis key, such as {@code idempotency:}
@@ -92,33 +103,114 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * fails, whatever the connection factory's own command timeout
 	 */
 	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout) {
-		this(connectionFactory, keyPrefix, ScriptRunner.of(connectionFactory, checkTimeout(commandTimeout)));
+		this(connectionFactory, keyPrefix, commandTimeout, ReplicaAcks.NONE);
+	}
+
+	/**
+	 * Create a store that, after each acquire that takes a record and after each
+	 * complete, waits until replicas acknowledged the write ({@code WAIT} on the
+	 * connection the script went on), and fails the call when too few do in time (see
+	 * {@link ReplicaAcks}).
+	 * <p>
+	 * With Lettuce, such a script and its {@code WAIT} go on connections of the store's
+	 * own (at most 16, opened from the factory's client as calls need them), never on the
+	 * connection the factory shares: {@code WAIT} holds the connection it is sent on
+	 * until it answers, and every other command of the application would wait behind it.
+	 * On Redis Cluster they go to the primary serving the record's slot. Lettuce opens no
+	 * such connection for a static master/replica configuration: every acquire and
+	 * complete then fails. With other clients (Jedis), they go on the connection each
+	 * script takes from the factory, one round trip after the other, and the client's
+	 * read timeout ({@code spring.data.redis.timeout}) must be longer than the
+	 * acknowledgement timeout; they are refused on Redis Cluster, where such a client
+	 * cannot send {@code WAIT} to the node that ran the script.
+	 * @param connectionFactory the Redis connections to use; connections are opened
+	 * lazily, on the first transition
+	 * @param keyPrefix prefix of every Redis key, such as {@code idempotency:}
+	 * @param commandTimeout how long a command of the store waits for its reply before it
+	 * fails, whatever the connection factory's own command timeout; the reply to
+	 * {@code WAIT} is waited for as long plus the acknowledgement timeout
+	 * @param replicaAcks the acknowledgements to wait for, {@link ReplicaAcks#NONE} for
+	 * none
+	 */
+	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, Duration commandTimeout,
+			ReplicaAcks replicaAcks) {
+		this(connectionFactory, keyPrefix, ScriptRunner.of(connectionFactory, checkTimeout(commandTimeout)),
+				replicaAcks);
 	}
 
 	RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, ScriptRunner runner) {
+		this(connectionFactory, keyPrefix, runner, ReplicaAcks.NONE);
+	}
+
+	RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, ScriptRunner runner,
+			ReplicaAcks replicaAcks) {
 		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
 		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty: without one, records share the key space with "
 				+ "the application's own keys");
+		Assert.notNull(replicaAcks, "'replicaAcks' must not be null");
 		this.connectionFactory = connectionFactory;
 		this.scripts = RedisScripts.load();
 		this.runner = runner;
 		this.keyPrefix = keyPrefix;
+		this.replicaAcks = replicaAcks;
+		this.primaries = new ClusterPrimaries(runner, keyPrefix);
 	}
 
+	/**
+	 * Acquire; with replica acknowledgements, a claim (a new attempt, a takeover or a
+	 * re-sent acquire, each of which writes the record) is followed by {@code WAIT}, and
+	 * a claim that too few replicas acknowledged is released before the call fails. A
+	 * replay or an in-progress answer writes nothing and waits for nothing.
+	 */
 	@Override
 	public AcquireResult acquire(RecordKey key, AcquireRequest request) {
 		byte[] fingerprint = request.fingerprint();
-		List<Object> reply = execute("acquire", key, this.scripts.acquire(), utf8(request.owner()),
-				number(request.lease().toMillis()), number(request.retention().toMillis()),
-				(fingerprint != null) ? fingerprint : NONE);
-		return RedisReplies.acquireResult(reply);
+		byte[][] args = { utf8(request.owner()), number(request.lease().toMillis()),
+				number(request.retention().toMillis()), (fingerprint != null) ? fingerprint : NONE };
+		if (!this.replicaAcks.enabled()) {
+			return RedisReplies.acquireResult(execute("acquire", key, this.scripts.acquire(), args));
+		}
+		Acknowledged<List<Object>> reply = executeAcknowledged("acquire", key, () -> this.runner
+			.runThenWait(this.scripts.acquire(), redisKey(key), this.replicaAcks, RedisReplies::isClaim, args));
+		AcquireResult result = RedisReplies.acquireResult(reply.reply());
+		if (reply.asked() && reply.replicas() < this.replicaAcks.replicas()
+				&& result instanceof AcquireResult.Acquired acquired) {
+			IdempotencyStoreException failure = tooFewAcks("the claim of", key, reply.replicas(),
+					"; the claim was released");
+			try {
+				release(key, request.owner(), acquired.fence(), request.retention());
+			}
+			catch (RuntimeException ex) {
+				failure.addSuppressed(ex);
+			}
+			throw failure;
+		}
+		return result;
 	}
 
+	/**
+	 * Complete; with replica acknowledgements, {@code WAIT} is sent with the script, and
+	 * a completion that too few replicas acknowledged fails the call, although the record
+	 * is completed on the primary: sending it again (the same owner and fence) writes it
+	 * again and waits again.
+	 */
 	@Override
 	public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
 		String reason = result.unreplayableReason();
-		return TRUE == execute("complete", key, this.scripts.complete(), utf8(owner), number(fence),
-				millis(retention, "retention"), result.body(), (reason != null) ? utf8(reason) : NONE);
+		byte[][] args = { utf8(owner), number(fence), millis(retention, "retention"), result.body(),
+				(reason != null) ? utf8(reason) : NONE };
+		if (!this.replicaAcks.enabled()) {
+			return TRUE == execute("complete", key, this.scripts.complete(), args);
+		}
+		Acknowledged<Long> reply = executeAcknowledged("complete", key,
+				() -> this.runner.runAndWait(this.scripts.complete(), redisKey(key), this.replicaAcks, args));
+		boolean completed = TRUE == reply.reply();
+		if (completed && reply.replicas() < this.replicaAcks.replicas()) {
+			throw tooFewAcks("the completion of", key, reply.replicas(),
+					": it is completed on the primary, and a failover to a replica that does not have it would run "
+							+ "the method again");
+		}
+		return completed;
 	}
 
 	@Override
@@ -180,29 +272,51 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * A script missing from the cache is not a fault: the next transition that needs it
 	 * sends it in full once ({@code EVAL}), and later calls use {@code EVALSHA} again.
 	 * Scripts missing after the application has warmed up point at a server restart, a
-	 * failover to a replica, or {@code SCRIPT FLUSH}. On a cluster the answer is that of
-	 * the node the command reaches.
+	 * failover to a replica, or {@code SCRIPT FLUSH}. On Redis Cluster (with Lettuce) a
+	 * script counts as loaded when every primary of {@link #clusterPrimaries()} holds it;
+	 * {@link #scriptsLoaded(String)} tells one primary's.
 	 * @return whether each script is cached, by transition name ({@code acquire},
 	 * {@code complete}, {@code release}, {@code renew}, {@code read})
 	 * @throws IdempotencyStoreException when Redis fails
 	 */
 	public Map<String, Boolean> scriptsLoaded() {
-		Map<String, RedisScript<?>> scripts = this.scripts.byTransition();
-		String[] shas = scripts.values().stream().map(RedisScript::getSha1).toArray(String[]::new);
-		List<Boolean> exists;
-		try {
-			exists = this.runner.scriptsExist(shas);
+		List<ScriptRunner.Primary> primaries = this.primaries.all();
+		if (primaries.isEmpty()) {
+			return this.scripts.loadedOn(this.runner, "Redis");
 		}
-		catch (RuntimeException ex) {
-			throw new IdempotencyStoreException("Redis failed to tell whether the idempotency scripts are loaded", ex);
-		}
-		Assert.state(exists.size() == shas.length, "No reply from Redis to SCRIPT EXISTS");
 		Map<String, Boolean> loaded = new LinkedHashMap<>();
-		int i = 0;
-		for (String transition : scripts.keySet()) {
-			loaded.put(transition, exists.get(i++));
+		for (ScriptRunner.Primary primary : primaries) {
+			this.scripts.loadedOn(primary.commands(), "Redis node " + primary.address())
+				.forEach((transition, cached) -> loaded.merge(transition, cached, Boolean::logicalAnd));
 		}
 		return loaded;
+	}
+
+	/**
+	 * Return whether one primary of a Redis Cluster holds each transition script in its
+	 * script cache, as {@link #scriptsLoaded()} does for a single server.
+	 * @param primary the {@code host:port} of a primary, one of
+	 * {@link #clusterPrimaries()}
+	 * @return whether each script is cached there, by transition name
+	 * @throws IdempotencyStoreException when it is no longer such a primary, or Redis
+	 * fails
+	 */
+	public Map<String, Boolean> scriptsLoaded(String primary) {
+		Assert.notNull(primary, "'primary' must not be null");
+		return this.scripts.loadedOn(this.primaries.get(primary).commands(), "Redis node " + primary);
+	}
+
+	/**
+	 * Return the primaries of the Redis Cluster that can hold this store's records, as
+	 * the client sees the cluster now: those serving hash slots (only the one serving the
+	 * key prefix's slot when the prefix has a hash tag of its own), by {@code host:port},
+	 * for health checks of each.
+	 * @return the primaries, in the client's order; empty when Redis is not a cluster, or
+	 * its client (any but Lettuce) does not let the store address one node
+	 * @throws IdempotencyStoreException when the client cannot connect to Redis
+	 */
+	public List<String> clusterPrimaries() {
+		return this.primaries.all().stream().map(ScriptRunner.Primary::address).toList();
 	}
 
 	/**
@@ -217,13 +331,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * Describe where the records are: the Redis server (or the nodes of a cluster, the
-	 * master of a sentinel set) and the key prefix.
+	 * master of a sentinel set), the key prefix, and the replica acknowledgements asked
+	 * for, if any.
 	 * @return a description for logs
 	 */
 	@Override
 	public String toString() {
+		String acks = "";
+		if (this.replicaAcks.enabled()) {
+			int replicas = this.replicaAcks.replicas();
+			acks = ", waits for " + replicas + ((replicas == 1) ? " replica" : " replicas") + " within "
+					+ this.replicaAcks.timeout().toMillis() + " ms";
+		}
 		return "Redis store at " + RedisTargets.describe(this.connectionFactory) + " (key prefix '" + this.keyPrefix
-				+ "')";
+				+ "'" + acks + ")";
 	}
 
 	private <T> T execute(String operation, RecordKey key, RedisScript<T> script, byte[]... args) {
@@ -236,6 +357,26 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 		Assert.state(reply != null, () -> "No reply from Redis to " + operation);
 		return reply;
+	}
+
+	private <T> Acknowledged<T> executeAcknowledged(String operation, RecordKey key,
+			Supplier<Acknowledged<T>> command) {
+		Acknowledged<T> reply;
+		try {
+			reply = command.get();
+		}
+		catch (RuntimeException ex) {
+			throw failure(operation, key, ex);
+		}
+		Assert.state(reply.reply() != null, () -> "No reply from Redis to " + operation);
+		return reply;
+	}
+
+	private IdempotencyStoreException tooFewAcks(String write, RecordKey key, long acknowledged, String consequence) {
+		return new IdempotencyStoreException("Only " + Math.max(acknowledged, 0) + " of " + this.replicaAcks.replicas()
+				+ " Redis replicas acknowledged " + write + " the idempotency record under key '" + redisKeyString(key)
+				+ "' within " + this.replicaAcks.timeout().toMillis()
+				+ " ms (idempotency.redis.replica-acks, idempotency.redis.replica-ack-timeout)" + consequence);
 	}
 
 	private <T> CompletionStage<T> executeAsync(String operation, RecordKey key, RedisScript<T> script,

@@ -36,6 +36,15 @@ final class RedisReplies {
 		};
 	}
 
+	/**
+	 * Return whether a reply of {@code acquire.lua} took the record, which it then wrote.
+	 * @param reply the reply
+	 * @return whether the record was acquired
+	 */
+	static boolean isClaim(List<Object> reply) {
+		return number(reply, 0) == 1;
+	}
+
 	static Optional<IdempotencyRecord> record(RecordKey key, List<Object> reply) {
 		if (reply.isEmpty()) {
 			return Optional.empty();

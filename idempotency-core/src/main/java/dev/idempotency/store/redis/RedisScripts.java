@@ -7,7 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.idempotency.IdempotencyStoreException;
+
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
 import org.springframework.util.StreamUtils;
 
 /**
@@ -75,6 +78,33 @@ final class RedisScripts {
 		scripts.put("renew", this.renew);
 		scripts.put("read", this.read);
 		return scripts;
+	}
+
+	/**
+	 * Ask whether a server holds each script in its script cache, in one round trip.
+	 * @param commands the server's commands
+	 * @param where the server, for the message of a failure
+	 * @return whether each script is cached, by transition name
+	 * @throws IdempotencyStoreException when Redis fails
+	 */
+	Map<String, Boolean> loadedOn(ScriptCommands commands, String where) {
+		Map<String, RedisScript<?>> scripts = byTransition();
+		String[] shas = scripts.values().stream().map(RedisScript::getSha1).toArray(String[]::new);
+		List<Boolean> exists;
+		try {
+			exists = commands.scriptsExist(shas);
+		}
+		catch (RuntimeException ex) {
+			throw new IdempotencyStoreException(where + " failed to tell whether the idempotency scripts are loaded",
+					ex);
+		}
+		Assert.state(exists.size() == shas.length, "No reply from Redis to SCRIPT EXISTS");
+		Map<String, Boolean> loaded = new LinkedHashMap<>();
+		int i = 0;
+		for (String transition : scripts.keySet()) {
+			loaded.put(transition, exists.get(i++));
+		}
+		return loaded;
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })

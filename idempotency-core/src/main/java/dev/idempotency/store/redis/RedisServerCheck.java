@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyStoreException;
 
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 import org.springframework.util.StreamUtils;
@@ -31,8 +32,12 @@ import org.springframework.util.StreamUtils;
  * <p>
  * The role and memory settings come from {@code INFO} in the same script, so a
  * {@code CONFIG} command that a managed service disables is never needed; where
- * {@code INFO} is not allowed either, they are unknown ({@code null}). On Redis Cluster
- * the answer is that of the node holding the probe key's slot.
+ * {@code INFO} is not allowed either, they are unknown ({@code null}).
+ * <p>
+ * On Redis Cluster, {@link #check()} answers for the node holding the probe key's slot;
+ * {@link #check(String)} asks one primary of
+ * {@link RedisIdempotencyStore#clusterPrimaries()}, with a probe key of a slot it serves
+ * ({@code keyPrefix + "health-probe{n}"}, the smallest such {@code n}).
  * <p>
  * A check runs on the connections of its store and waits for the reply at most for the
  * store's command timeout; get one from {@link RedisIdempotencyStore#serverCheck()}.
@@ -45,16 +50,20 @@ public final class RedisServerCheck {
 	private static final RedisScript<List<Object>> SCRIPT = (RedisScript) RedisScript.of(load("server-check.lua"),
 			List.class);
 
+	// Enough for any primary of a cluster: 16384 slots, each hit by about one tag in
+	// 16384
+	private static final int MAX_TAGS = 1 << 20;
+
 	private final ScriptRunner runner;
+
+	private final ClusterPrimaries primaries;
 
 	private final String probeKey;
 
-	private final byte[] probeKeyBytes;
-
 	RedisServerCheck(ScriptRunner runner, String keyPrefix) {
 		this.runner = runner;
+		this.primaries = new ClusterPrimaries(runner, keyPrefix);
 		this.probeKey = keyPrefix + PROBE_KEY;
-		this.probeKeyBytes = this.probeKey.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**
@@ -64,13 +73,64 @@ public final class RedisServerCheck {
 	 * than by refusing the probe write
 	 */
 	public RedisServerStatus check() {
+		return check(this.runner, this.probeKey);
+	}
+
+	/**
+	 * Ask one primary of a Redis Cluster, within the store's command timeout.
+	 * @param primary the {@code host:port} of a primary, one of
+	 * {@link RedisIdempotencyStore#clusterPrimaries()}
+	 * @return what the primary answered
+	 * @throws IdempotencyStoreException when it is no longer a primary that can hold
+	 * records, cannot be reached, or fails otherwise than by refusing the probe write
+	 */
+	public RedisServerStatus check(String primary) {
+		Assert.notNull(primary, "'primary' must not be null");
+		ScriptRunner.Primary node = this.primaries.get(primary);
+		String probeKey = this.primaries.probeKey(node);
+		Assert.state(probeKey != null, () -> "No probe key lands on " + primary);
+		return check(node.commands(), probeKey);
+	}
+
+	/**
+	 * Return a probe key under a prefix whose hash slot a primary serves:
+	 * {@code prefix + "health-probe"} or else {@code prefix + "health-probe{n}"} with the
+	 * smallest {@code n} that lands there. A prefix with a hash tag of its own puts every
+	 * key under it in one slot: a primary that does not serve it holds no records.
+	 * @param keyPrefix the store's key prefix
+	 * @param primary the primary
+	 * @return the key, or {@code null} when no key under the prefix lands there
+	 */
+	static @Nullable String probeKey(String keyPrefix, ScriptRunner.Primary primary) {
+		String plain = keyPrefix + PROBE_KEY;
+		if (primary.servesSlot().test(ClusterSlotHashUtil.calculateSlot(plain))) {
+			return plain;
+		}
+		if (ClusterSlotHashUtil.calculateSlot(tagged(keyPrefix, 0)) == ClusterSlotHashUtil
+			.calculateSlot(tagged(keyPrefix, 1))) {
+			return null;
+		}
+		for (int n = 0; n < MAX_TAGS; n++) {
+			String candidate = tagged(keyPrefix, n);
+			if (primary.servesSlot().test(ClusterSlotHashUtil.calculateSlot(candidate))) {
+				return candidate;
+			}
+		}
+		return null;
+	}
+
+	private static String tagged(String keyPrefix, int n) {
+		return keyPrefix + PROBE_KEY + "{" + n + "}";
+	}
+
+	private static RedisServerStatus check(ScriptCommands commands, String probeKey) {
 		List<Object> reply;
 		try {
-			reply = this.runner.run(SCRIPT, this.probeKeyBytes);
+			reply = commands.run(SCRIPT, probeKey.getBytes(StandardCharsets.UTF_8));
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException(
-					"Redis failed to tell whether it accepts writes under key '" + this.probeKey + "'", ex);
+					"Redis failed to tell whether it accepts writes under key '" + probeKey + "'", ex);
 		}
 		Assert.state(reply != null && reply.size() == 3, () -> "Unexpected reply from Redis to the server check");
 		String refusal = text(reply.get(0));

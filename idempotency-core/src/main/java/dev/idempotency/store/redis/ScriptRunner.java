@@ -3,6 +3,8 @@ package dev.idempotency.store.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntPredicate;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,19 +16,10 @@ import org.springframework.util.ClassUtils;
  * Runs a transition script on one key: {@code EVALSHA}, and {@code EVAL} when Redis does
  * not have the script cached yet. Replies come back as the client decoded them, bulk
  * strings as {@code byte[]}, untouched; failures as the client's own exceptions. Also
- * sends the store's few commands that are not scripts, on the same connections.
+ * sends the store's few commands that are not scripts, on the same connections, and the
+ * {@code WAIT} of replica acknowledgements.
  */
-interface ScriptRunner {
-
-	/**
-	 * Run a script.
-	 * @param <T> the reply type
-	 * @param script the script
-	 * @param key its only key
-	 * @param args its arguments
-	 * @return the reply
-	 */
-	<T> @Nullable T run(RedisScript<T> script, byte[] key, byte[]... args);
+interface ScriptRunner extends ScriptCommands {
 
 	/**
 	 * Run a script without waiting for its reply, where the client allows; this default
@@ -47,11 +40,43 @@ interface ScriptRunner {
 	}
 
 	/**
-	 * Ask whether Redis holds scripts in its script cache ({@code SCRIPT EXISTS}).
-	 * @param shas the SHA-1 digests of the scripts
-	 * @return whether each one is cached, in the same order
+	 * Run a script, and have Redis wait on the same connection ({@code WAIT}, which
+	 * counts only the writes of the connection it is sent on) until replicas acknowledged
+	 * what it wrote, or the timeout passed. {@code WAIT} is written right after the
+	 * script, before either reply is awaited, so it costs no round trip of its own.
+	 * @param <T> the reply type
+	 * @param script the script
+	 * @param key its only key
+	 * @param acks how many replicas to wait for, and how long
+	 * @param args its arguments
+	 * @return the reply, and how many replicas acknowledged
 	 */
-	List<Boolean> scriptsExist(String... shas);
+	<T> Acknowledged<T> runAndWait(RedisScript<T> script, byte[] key, ReplicaAcks acks, byte[]... args);
+
+	/**
+	 * Run a script and, only when its reply says that it wrote, have Redis wait on the
+	 * same connection until replicas acknowledged that write ({@code WAIT}), or the
+	 * timeout passed: a reply that wrote nothing costs no more than {@link #run}.
+	 * @param <T> the reply type
+	 * @param script the script
+	 * @param key its only key
+	 * @param acks how many replicas to wait for, and how long
+	 * @param wrote whether a reply says the script wrote
+	 * @param args its arguments
+	 * @return the reply, and how many replicas acknowledged, if asked
+	 */
+	<T> Acknowledged<T> runThenWait(RedisScript<T> script, byte[] key, ReplicaAcks acks, Predicate<? super T> wrote,
+			byte[]... args);
+
+	/**
+	 * Return the primaries of the Redis Cluster this runner sends to, as its client sees
+	 * the cluster now, each with commands sent to that node alone; empty when Redis is
+	 * not a cluster or the client cannot address one node (any but Lettuce).
+	 * @return the primaries that serve slots, in the client's order
+	 */
+	default List<Primary> primaries() {
+		return List.of();
+	}
 
 	/**
 	 * Delete a key ({@code DEL}).
@@ -59,6 +84,37 @@ interface ScriptRunner {
 	 * @return whether there was a value to delete
 	 */
 	boolean delete(byte[] key);
+
+	/**
+	 * A primary of a Redis Cluster.
+	 *
+	 * @param address its {@code host:port}
+	 * @param commands commands sent to it alone, never redirected
+	 * @param servesSlot whether it serves a hash slot
+	 */
+	record Primary(String address, ScriptCommands commands, IntPredicate servesSlot) {
+
+	}
+
+	/**
+	 * The reply of a script and what {@code WAIT} answered after it.
+	 *
+	 * @param <T> the reply type
+	 * @param reply the reply of the script
+	 * @param replicas how many replicas acknowledged its writes, or {@link #NOT_ASKED}
+	 */
+	record Acknowledged<T>(@Nullable T reply, long replicas) {
+
+		/**
+		 * {@link #replicas()} of a reply after which no {@code WAIT} was sent.
+		 */
+		static final long NOT_ASKED = -1;
+
+		boolean asked() {
+			return this.replicas != NOT_ASKED;
+		}
+
+	}
 
 	/**
 	 * Return the fastest runner that a connection factory supports: one native connection

@@ -1,0 +1,234 @@
+package dev.idempotency.store.redis;
+
+import java.time.Duration;
+import java.util.function.Predicate;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.store.redis.ScriptRunner.Acknowledged;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs a script and then {@code WAIT} on a connection of the runner's own
+ * ({@link DedicatedConnections}), never on the one the factory shares: {@code WAIT}
+ * blocks the connection it is sent on, and every command of the application would queue
+ * behind it.
+ * <p>
+ * On Redis Cluster, {@code WAIT} is not routed by key, so the script and the {@code WAIT}
+ * both go on the node connection of the primary that serves the key's slot, the one the
+ * cluster connection would route the script to. A node that no longer serves it answers
+ * {@code MOVED} (the script did not run): the script is sent again to the node named,
+ * after a refresh of the topology when the client does not know that node. An {@code ASK}
+ * (the slot is being migrated) sends it to the node named, after {@code ASKING}. At most
+ * {@value #MAX_REDIRECTS} redirections.
+ * <p>
+ * Each connection's own command timeout is set to the acknowledgement timeout plus the
+ * store's command timeout, so that Lettuce does not cut {@code WAIT} short, and a reply
+ * is awaited as long: {@code WAIT} answers after its timeout at the latest.
+ */
+final class LettuceReplicaWaits {
+
+	private static final int MAX_REDIRECTS = 5;
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final long timeoutNanos;
+
+	private final DedicatedConnections connections;
+
+	LettuceReplicaWaits(LettuceConnectionFactory connectionFactory, Duration timeout,
+			DedicatedConnections connections) {
+		this.connectionFactory = connectionFactory;
+		this.timeoutNanos = timeout.toNanos();
+		this.connections = connections;
+	}
+
+	/**
+	 * Run a script and {@code WAIT} after it.
+	 * @param <T> the reply type
+	 * @param script the script
+	 * @param key its only key
+	 * @param acks what to wait for
+	 * @param wrote whether a reply says that the script wrote, then {@code WAIT} is sent
+	 * after the reply; {@code null} to send {@code WAIT} with the script
+	 * @param args its arguments
+	 * @return the reply and what {@code WAIT} answered
+	 */
+	<T> Acknowledged<T> run(RedisScript<T> script, byte[] key, ReplicaAcks acks, @Nullable Predicate<? super T> wrote,
+			byte[][] args) {
+		Call<T> call = new Call<>(script, key, acks, wrote, args, this.timeoutNanos + acks.timeout().toNanos());
+		StatefulConnection<byte[], byte[]> connection = this.connections.borrow(call.waitNanos);
+		boolean inOrder = false;
+		try {
+			Acknowledged<T> reply = (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)
+					? onCluster(cluster, call) : on((StatefulRedisConnection<byte[], byte[]>) connection, false, call);
+			inOrder = true;
+			return reply;
+		}
+		catch (RedisCommandExecutionException ex) {
+			// An error reply, after which every reply was read: nothing is left pending
+			inOrder = ex.getSuppressed().length == 0;
+			throw ex;
+		}
+		finally {
+			if (inOrder) {
+				this.connections.giveBack(connection);
+			}
+			else {
+				this.connections.discard(connection);
+			}
+		}
+	}
+
+	private <T> Acknowledged<T> onCluster(StatefulRedisClusterConnection<byte[], byte[]> cluster, Call<T> call) {
+		int slot = SlotHash.getSlot(call.key);
+		RedisClusterNode primary = primaryOf(cluster, slot);
+		String host = primary.getUri().getHost();
+		int port = primary.getUri().getPort();
+		boolean asking = false;
+		for (int redirects = 0;; redirects++) {
+			try {
+				return on(LettuceNodeCommands.node(cluster, host, port, this.timeoutNanos), asking, call);
+			}
+			catch (RedisCommandExecutionException ex) {
+				Redirect redirect = (ex.getSuppressed().length == 0) ? Redirect.of(ex.getMessage()) : null;
+				if (redirect == null || redirects == MAX_REDIRECTS) {
+					throw ex;
+				}
+				asking = redirect.ask();
+				if (asking || cluster.getPartitions().getPartition(redirect.host(), redirect.port()) != null) {
+					host = redirect.host();
+					port = redirect.port();
+				}
+				else {
+					refresh();
+					primary = primaryOf(cluster, slot);
+					host = primary.getUri().getHost();
+					port = primary.getUri().getPort();
+				}
+			}
+		}
+	}
+
+	private RedisClusterNode primaryOf(StatefulRedisClusterConnection<byte[], byte[]> cluster, int slot) {
+		RedisClusterNode primary = cluster.getPartitions().getMasterBySlot(slot);
+		if (primary == null) {
+			refresh();
+			primary = cluster.getPartitions().getMasterBySlot(slot);
+		}
+		if (primary == null) {
+			throw new RedisException("No primary of the Redis Cluster serves hash slot " + slot);
+		}
+		return primary;
+	}
+
+	private void refresh() {
+		RedisClusterClient client = (RedisClusterClient) this.connectionFactory.getRequiredNativeClient();
+		LettuceNodeCommands.within(client.refreshPartitionsAsync().toCompletableFuture(), this.timeoutNanos,
+				"refresh the Redis Cluster topology");
+	}
+
+	private <T> Acknowledged<T> on(StatefulRedisConnection<byte[], byte[]> connection, boolean asking, Call<T> call) {
+		connection.setTimeout(Duration.ofNanos(call.waitNanos));
+		RedisAsyncCommands<byte[], byte[]> commands = connection.async();
+		try {
+			return send(commands, asking, false, call);
+		}
+		catch (RuntimeException ex) {
+			if (!RedisErrors.isNoScript(ex) || ex.getSuppressed().length > 0) {
+				throw ex;
+			}
+			return send(commands, asking, true, call);
+		}
+	}
+
+	private <T> Acknowledged<T> send(RedisAsyncCommands<byte[], byte[]> commands, boolean asking, boolean full,
+			Call<T> call) {
+		if (asking) {
+			// Lets the next command in on a node that imports the slot; its OK comes
+			// first
+			commands.asking();
+		}
+		ScriptOutputType type = LettuceScriptRunner.outputType(call.script);
+		byte[][] keys = { call.key };
+		RedisFuture<T> reply = full ? commands.eval(call.script.getScriptAsString(), type, keys, call.args)
+				: commands.evalsha(call.script.getSha1(), type, keys, call.args);
+		if (call.wrote == null) {
+			RedisFuture<Long> waited = commands.waitForReplication(call.acks.replicas(),
+					call.acks.timeout().toMillis());
+			T value;
+			try {
+				value = LettuceScriptRunner.await(reply, this.timeoutNanos);
+			}
+			catch (RuntimeException ex) {
+				drain(waited, call.waitNanos, ex);
+				throw ex;
+			}
+			return new Acknowledged<>(value, LettuceScriptRunner.await(waited, call.waitNanos));
+		}
+		T value = LettuceScriptRunner.await(reply, this.timeoutNanos);
+		if (!call.wrote.test(value)) {
+			return new Acknowledged<>(value, Acknowledged.NOT_ASKED);
+		}
+		return new Acknowledged<>(value, LettuceScriptRunner
+			.await(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis()), call.waitNanos));
+	}
+
+	// After an error reply, the WAIT sent with the script is read too, so that the
+	// connection goes back with nothing pending; after any other failure it is dropped.
+	private static void drain(RedisFuture<Long> waited, long waitNanos, RuntimeException failure) {
+		if (failure instanceof RedisCommandExecutionException) {
+			try {
+				LettuceScriptRunner.await(waited, waitNanos);
+			}
+			catch (RuntimeException ex) {
+				failure.addSuppressed(ex);
+			}
+		}
+	}
+
+	private record Call<T>(RedisScript<T> script, byte[] key, ReplicaAcks acks, @Nullable Predicate<? super T> wrote,
+			byte[][] args, long waitNanos) {
+
+	}
+
+	/**
+	 * A cluster redirection, from an error reply such as
+	 * {@code MOVED 3999 10.0.0.1:6381}.
+	 */
+	private record Redirect(boolean ask, String host, int port) {
+
+		static @Nullable Redirect of(@Nullable String error) {
+			if (error == null || !(error.startsWith("MOVED ") || error.startsWith("ASK "))) {
+				return null;
+			}
+			String[] parts = error.split(" ");
+			int colon = (parts.length == 3) ? parts[2].lastIndexOf(':') : -1;
+			if (colon <= 0) {
+				return null;
+			}
+			try {
+				return new Redirect(parts[0].equals("ASK"), parts[2].substring(0, colon),
+						Integer.parseInt(parts[2].substring(colon + 1)));
+			}
+			catch (NumberFormatException ex) {
+				return null;
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,182 @@
+package dev.idempotency.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyCompletionException;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.StoredResult;
+import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.store.redis.ReplicaAcks;
+import dev.idempotency.test.redis.RedisReplicaSet;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ResolvableType;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The engine on a store that waits for one replica, whose replica stops answering: the
+ * caller gets a store exception, and the method runs at most once.
+ */
+class RedisReplicaAcksEngineTests {
+
+	private static final String PREFIX = "idempotency-engine-acks:";
+
+	private static final ReplicaAcks ONE_REPLICA = new ReplicaAcks(1, Duration.ofMillis(300));
+
+	private static RedisReplicaSet servers;
+
+	private static RedisServer replica;
+
+	private static LettuceConnectionFactory factory;
+
+	private static LettuceConnectionFactory replicaFactory;
+
+	@BeforeAll
+	static void startServers() {
+		servers = TestRedis.startReplicaSet(1);
+		replica = servers.replicas().get(0);
+		factory = TestRedis.connectionFactory(servers.primary().host(), servers.primary().port());
+		replicaFactory = TestRedis.connectionFactory(replica.host(), replica.port());
+		// After a full synchronisation Redis streams nothing to a replica, WAIT's request
+		// for an acknowledgement included, until the replica's first periodic one
+		new RedisIdempotencyStore(factory, PREFIX, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT,
+				new ReplicaAcks(1, Duration.ofSeconds(10)))
+			.acquire(new RecordKey("warm-up", "k"),
+					new AcquireRequest("warm-up", Duration.ofSeconds(30), Duration.ofMinutes(1), null));
+	}
+
+	@AfterAll
+	static void stopServers() {
+		factory.destroy();
+		replicaFactory.destroy();
+		servers.close();
+	}
+
+	@AfterEach
+	void thawReplica() {
+		replica.thaw();
+		servers.awaitReplicasInSync();
+	}
+
+	@Test
+	void frozenReplicaFailsTheCallBeforeTheMethodRuns() throws Throwable {
+		RecordingListener listener = new RecordingListener();
+		try (IdempotencyEngine engine = new IdempotencyEngine(store(), IdempotencyDefaults.STANDARD,
+				List.of(listener))) {
+			Operation operation = operation(Duration.ofSeconds(30));
+			AtomicInteger runs = new AtomicInteger();
+			replica.freeze();
+			assertThatExceptionOfType(IdempotencyStoreException.class)
+				.isThrownBy(() -> engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet()))
+				.withMessageContaining("Only 0 of 1 Redis replicas acknowledged the claim");
+			assertThat(runs).hasValue(0);
+			replica.thaw();
+			assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+			assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+			assertThat(runs).hasValue(1);
+			assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR, Outcome.EXECUTED, Outcome.REPLAYED);
+		}
+	}
+
+	// Completion is retried for one lease (1 second), each try waiting for the replica
+	@Test
+	void replicaFrozenWhileTheMethodRunsFailsTheCallThatRanOnce() throws Throwable {
+		RecordingListener listener = new RecordingListener();
+		try (IdempotencyEngine engine = new IdempotencyEngine(store(), IdempotencyDefaults.STANDARD,
+				List.of(listener))) {
+			Operation operation = operation(Duration.ofSeconds(1));
+			AtomicInteger runs = new AtomicInteger();
+			assertThatExceptionOfType(IdempotencyCompletionException.class)
+				.isThrownBy(() -> engine.execute(operation, "k", null, () -> {
+					replica.freeze();
+					return "r" + runs.incrementAndGet();
+				}))
+				.withMessageContaining("ran its method")
+				.havingRootCause()
+				.withMessageContaining("Only 0 of 1 Redis replicas acknowledged the completion");
+			replica.thaw();
+			assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+			assertThat(runs).hasValue(1);
+			assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR, Outcome.REPLAYED);
+		}
+	}
+
+	// The completion that failed for want of acknowledgements ran on the primary: its
+	// retry finds it completed, writes it again and waits for the replica once more.
+	@Test
+	void replicaBackWhileTheCompletionIsRetriedRecordsTheResultThere() throws Throwable {
+		AtomicInteger refused = new AtomicInteger();
+		IdempotencyStore store = new ForwardingStore(store()) {
+
+			@Override
+			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+				try {
+					return super.complete(key, owner, fence, result, retention);
+				}
+				catch (IdempotencyStoreException ex) {
+					refused.incrementAndGet();
+					replica.thaw();
+					throw ex;
+				}
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of())) {
+			Operation operation = operation(Duration.ofSeconds(30));
+			AtomicInteger runs = new AtomicInteger();
+			assertThat(engine.execute(operation, "k", null, () -> {
+				replica.freeze();
+				return "r" + runs.incrementAndGet();
+			})).isEqualTo("r1");
+			assertThat(refused).hasValue(1);
+			assertThat(onReplica(operation)).isEqualTo(onPrimary(operation)).isNotNull();
+			assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+			assertThat(runs).hasValue(1);
+		}
+	}
+
+	private static RedisIdempotencyStore store() {
+		return new RedisIdempotencyStore(factory, PREFIX, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT, ONE_REPLICA);
+	}
+
+	private static Operation operation(Duration lease) {
+		return new Operation("acks-" + UUID.randomUUID(),
+				new OperationSettings(lease, Duration.ofHours(1), OnInProgress.REJECT, Duration.ofSeconds(1)),
+				new JacksonResultCodec(JsonMapper.builder().build()).forType(ResolvableType.forClass(String.class)),
+				"the test's key");
+	}
+
+	private static byte[] onPrimary(Operation operation) {
+		return get(factory, operation);
+	}
+
+	private static byte[] onReplica(Operation operation) {
+		return get(replicaFactory, operation);
+	}
+
+	private static byte[] get(LettuceConnectionFactory factory, Operation operation) {
+		try (RedisConnection connection = factory.getConnection()) {
+			return connection.stringCommands().get((PREFIX + operation.name() + ":k").getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
+}
