@@ -9,7 +9,9 @@ import org.springframework.util.Assert;
  * {@link RedisIdempotencyStore} call that made them returns: after an acquire that took
  * the record, and after every complete, the store sends {@code WAIT replicas timeout} on
  * the connection the script went on, and reports fewer acknowledgements than asked within
- * {@code timeout} as an {@link dev.idempotency.IdempotencyStoreException}.
+ * {@code timeout} as an {@link dev.idempotency.IdempotencyStoreException}, as it does a
+ * connection that drops before {@code WAIT} answers (whether replicas have the write is
+ * then unknown).
  * <p>
  * Redis replicates asynchronously: without acknowledgements, a primary that fails just
  * after it answered can be replaced by a replica that never received the claim or the

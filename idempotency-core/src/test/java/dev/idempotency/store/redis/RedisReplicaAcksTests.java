@@ -2,9 +2,11 @@ package dev.idempotency.store.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
@@ -33,6 +35,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.types.RedisClientInfo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -204,6 +207,74 @@ class RedisReplicaAcksTests {
 		// PEXPIRETIME reads the absolute expiry, in milliseconds; Redis 7.0 may add the
 		// millisecond between PTTL and PEXPIRE, never take one away
 		assertThat(expiresAt(key)).isBetween(expiresAt, expiresAt + 1);
+	}
+
+	// Lettuce sends again, after it reconnects, every command that had no reply when the
+	// connection dropped. From Redis 7.2 a WAIT alone on a new connection counts none of
+	// the script's writes, and answers at once that every replica acknowledged them;
+	// older servers make it wait its whole timeout once more. A connection lost while
+	// WAIT is pending fails the call at once, as unacknowledged.
+	@Test
+	void completeWhoseWaitIsSentAgainOnANewConnectionIsNotAcknowledged() throws Exception {
+		LettuceConnectionFactory factory = reconnectingFactory();
+		try {
+			RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX, COMMAND_TIMEOUT,
+					new ReplicaAcks(1, Duration.ofSeconds(10)));
+			RecordKey key = newKey();
+			store.acquire(key, request("a"));
+			replica.freeze();
+			CompletableFuture<Boolean> complete = CompletableFuture
+				.supplyAsync(() -> store.complete(key, "a", 1, StoredResult.of(bytes("result")), RETENTION));
+			killClientBlockedInWait();
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> complete.get(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+				.withCauseInstanceOf(IdempotencyStoreException.class);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void claimWhoseWaitIsSentAgainOnANewConnectionIsNotAcknowledged() throws Exception {
+		LettuceConnectionFactory factory = reconnectingFactory();
+		try {
+			RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX, COMMAND_TIMEOUT,
+					new ReplicaAcks(1, Duration.ofSeconds(10)));
+			RecordKey key = newKey();
+			replica.freeze();
+			CompletableFuture<Object> acquire = CompletableFuture.supplyAsync(() -> store.acquire(key, request("a")));
+			killClientBlockedInWait();
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> acquire.get(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+				.withCauseInstanceOf(IdempotencyStoreException.class);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	// Lettuce's defaults, as Boot leaves them; the test factories reject commands while
+	// disconnected, and so never send one again
+	private static LettuceConnectionFactory reconnectingFactory() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(servers.primary().host(), servers.primary().port()));
+		factory.afterPropertiesSet();
+		return factory;
+	}
+
+	private static void killClientBlockedInWait() {
+		try (RedisConnection connection = primaryFactory.getConnection()) {
+			RedisClientInfo waiting = await().atMost(DEADLINE)
+				.until(() -> connection.serverCommands()
+					.getClientList()
+					.stream()
+					.filter((client) -> "wait".equals(client.get("cmd")) && client.getFlags().contains("b"))
+					.findFirst()
+					.orElse(null), Objects::nonNull);
+			String[] address = waiting.getAddressPort().split(":");
+			connection.serverCommands().killClient(address[0], Integer.parseInt(address[1]));
+		}
 	}
 
 	@ParameterizedTest
