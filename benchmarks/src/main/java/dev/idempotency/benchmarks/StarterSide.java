@@ -43,7 +43,8 @@ final class StarterSide implements Contender {
 			return new Protocol("the same, with `idempotency.redis.replica-acks=1`",
 					"2, each followed by `WAIT 1`: `EVALSHA acquire`, `WAIT`, the method, `EVALSHA complete` and "
 							+ "`WAIT` written together",
-					"1: `EVALSHA acquire` (a replay writes nothing, so it does not wait)",
+					"1, followed by `WAIT 1`: `EVALSHA acquire` (which writes the record's expiry again, "
+							+ "unchanged, so that the result it replays is known to be on the replica)",
 					"the stored result, decoded from JSON",
 					"as the starter; a claim or a result is acknowledged by a replica before the call goes on, so "
 							+ "a failover to that replica keeps it");
