@@ -29,8 +29,21 @@ public class BenchmarkApplication {
 	 * @return the running application
 	 */
 	static ConfigurableApplicationContext onRedis(int redisPort) {
-		return run(Map.of("idempotency.store", "redis", "spring.data.redis.host", RedisServer.HOST,
-				"spring.data.redis.port", Integer.toString(redisPort)));
+		return onRedis(redisPort, Map.of());
+	}
+
+	/**
+	 * Start the application on a Redis store, with more properties.
+	 * @param redisPort the port of the Redis server
+	 * @param properties more properties of the application
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext onRedis(int redisPort, Map<String, Object> properties) {
+		Map<String, Object> all = new LinkedHashMap<>(properties);
+		all.put("idempotency.store", "redis");
+		all.put("spring.data.redis.host", RedisServer.HOST);
+		all.put("spring.data.redis.port", Integer.toString(redisPort));
+		return run(all);
 	}
 
 	/**

@@ -82,8 +82,14 @@ public final class RedisHarness {
 	public static void main(String[] args) throws Exception {
 		HarnessOptions options = HarnessOptions.parse(args);
 		String loadBefore = MachineInfo.loadAverage();
+		boolean acks = options.sides().contains(Side.STARTER_ACKS);
+		// try-with-resources skips the resources that are null
 		try (RedisServer redis = RedisServer.start();
-				ConfigurableApplicationContext application = BenchmarkApplication.onRedis(redis.port())) {
+				RedisServer replica = acks ? RedisServer.startReplicaOf(redis) : null;
+				ConfigurableApplicationContext application = BenchmarkApplication.onRedis(redis.port());
+				ConfigurableApplicationContext acknowledged = acks
+						? BenchmarkApplication.onRedis(redis.port(), Map.of("idempotency.redis.replica-acks", "1"))
+						: null) {
 			Payments payments = application.getBean(Payments.class);
 			String keyPrefix = application.getEnvironment().getProperty("idempotency.key-prefix", "idempotency:")
 					+ Payments.OPERATION + ":";
@@ -91,7 +97,8 @@ public final class RedisHarness {
 			byte[] body = application.getBean(ResultCodec.class)
 				.forType(ResolvableType.forClass(Receipt.class))
 				.encode(Receipt.settled(Ids.replays(1)[0]));
-			try (Contenders contenders = Contenders.create(options.sides(), payments,
+			Payments acknowledgedPayments = (acknowledged != null) ? acknowledged.getBean(Payments.class) : null;
+			try (Contenders contenders = Contenders.create(options.sides(), payments, acknowledgedPayments,
 					application.getBean(RedisConnectionFactory.class), redis.port(), keyPrefix,
 					settings(application.getBean(IdempotentOperationSource.class)), body)) {
 				new RedisHarness(application, options, payments, keyPrefix, body, contenders.all()).run(loadBefore);

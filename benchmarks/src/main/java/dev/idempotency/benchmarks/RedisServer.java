@@ -11,9 +11,13 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code redis-server} from the {@code PATH}, started on a free loopback port in a
@@ -49,12 +53,30 @@ final class RedisServer implements AutoCloseable {
 	 * does not start
 	 */
 	static RedisServer start() {
+		return start(List.of());
+	}
+
+	/**
+	 * Start a replica of a server and wait until it is in sync with it.
+	 * @param primary the server to replicate
+	 * @return the running replica
+	 * @throws IllegalStateException if {@code redis-server} is not on the {@code PATH} or
+	 * does not start or sync
+	 */
+	static RedisServer startReplicaOf(RedisServer primary) {
+		RedisServer replica = start(List.of("--replicaof", HOST, Integer.toString(primary.port())));
+		replica.awaitSync();
+		return replica;
+	}
+
+	private static RedisServer start(List<String> extraArguments) {
 		Path directory = createDirectory();
 		int port = freePort();
 		Path log = directory.resolve("redis.log");
-		ProcessBuilder builder = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", HOST,
-				"--save", "", "--appendonly", "no", "--dir", directory.toString(), "--daemonize", "no")
-			.redirectErrorStream(true)
+		List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind", HOST,
+				"--save", "", "--appendonly", "no", "--dir", directory.toString(), "--daemonize", "no"));
+		command.addAll(extraArguments);
+		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
 		Process process;
 		try {
@@ -121,18 +143,66 @@ final class RedisServer implements AutoCloseable {
 	}
 
 	private boolean answersPing() {
+		return "+PONG".equals(firstLineOf("PING"));
+	}
+
+	// A replica is in sync once its link to the primary is up: it then has the primary's
+	// data set and receives every later write.
+	private void awaitSync() {
+		long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
+		while (System.nanoTime() < deadline) {
+			if (String.valueOf(linesOf("INFO replication")).contains("master_link_status:up")) {
+				return;
+			}
+			try {
+				Thread.sleep(20);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+		}
+		close();
+		throw new IllegalStateException("The replica on port " + this.port + " did not sync with its primary");
+	}
+
+	private @Nullable String firstLineOf(String command) {
+		List<String> lines = linesOf(command);
+		return (lines != null && !lines.isEmpty()) ? lines.get(0) : null;
+	}
+
+	// The reply of an inline command, a bulk string's lines included
+	private @Nullable List<String> linesOf(String command) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(HOST, this.port), 200);
 			socket.setSoTimeout(1000);
 			OutputStream out = socket.getOutputStream();
-			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
 			out.flush();
 			BufferedReader in = new BufferedReader(
 					new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-			return "+PONG".equals(in.readLine());
+			String first = in.readLine();
+			if (first == null) {
+				return null;
+			}
+			List<String> lines = new ArrayList<>(List.of(first));
+			if (first.startsWith("$")) {
+				int length = Integer.parseInt(first.substring(1));
+				char[] body = new char[Math.max(length, 0)];
+				int read = 0;
+				while (read < body.length) {
+					int n = in.read(body, read, body.length - read);
+					if (n < 0) {
+						break;
+					}
+					read += n;
+				}
+				lines.addAll(List.of(new String(body, 0, read).split("\r\n")));
+			}
+			return lines;
 		}
 		catch (IOException ex) {
-			return false;
+			return null;
 		}
 	}
 

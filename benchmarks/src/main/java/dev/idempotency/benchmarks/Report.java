@@ -38,7 +38,11 @@ final class Report {
 			.append(" per side and thread count, each cut into six slices; the sides take turns slice by slice, "
 					+ "in an order that rotates by one every slice and every repetition, so that every side gets "
 					+ "the same slices and none always follows another. All sides ran in the same JVM against "
-					+ "one `redis-server` started by the harness.\n\n");
+					+ "one `redis-server` started by the harness.");
+		if (options.sides().contains(Side.STARTER_ACKS)) {
+			md.append(" That server had one replica, also started by the harness on this machine, for every side.");
+		}
+		md.append("\n\n");
 		md.append("- **new keys**: every call has a key never seen before.\n");
 		md.append("- **replays**: every call has the key of a call completed before the repetition (1,024 of them, "
 				+ "cycled), which each side completed in its own keyspace (the starter's and the floors' records "
@@ -133,7 +137,9 @@ final class Report {
 	}
 
 	private static void targets(StringBuilder md, List<Side> sides, List<Row> rows) {
-		List<Side> others = sides.stream().filter((side) -> side.kind() != Kind.STARTER).toList();
+		List<Side> others = sides.stream()
+			.filter((side) -> side.kind() != Kind.STARTER && side.kind() != Kind.VARIANT)
+			.toList();
 		if (others.isEmpty() || !sides.contains(Side.STARTER)) {
 			return;
 		}
@@ -213,6 +219,9 @@ final class Report {
 	}
 
 	private static String verdict(Comparison comparison) {
+		if (comparison.side().kind() == Kind.VARIANT) {
+			return "cost";
+		}
 		return comparison.meetsTarget() ? "met" : "**missed**";
 	}
 

@@ -113,7 +113,7 @@ final class Results {
 			return switch (this.side.kind()) {
 				case FLOOR -> throughputRatio() >= MIN_THROUGHPUT_RATIO && p99Ratio() <= MAX_P99_RATIO;
 				case PEER -> throughputRatio() > 1;
-				case STARTER -> true;
+				case STARTER, VARIANT -> true;
 			};
 		}
 
@@ -121,6 +121,7 @@ final class Results {
 			return switch (kind) {
 				case FLOOR -> "calls/s ≥ " + MIN_THROUGHPUT_RATIO + ", p99 ≤ " + MAX_P99_RATIO;
 				case PEER -> "starter leads: calls/s > 1";
+				case VARIANT -> "no target: the ratio is what the setting costs";
 				case STARTER -> "";
 			};
 		}

@@ -16,6 +16,13 @@ enum Side {
 	STARTER("starter", "starter", Kind.STARTER),
 
 	/**
+	 * The same application with {@code idempotency.redis.replica-acks=1}: every claim and
+	 * completion waits for a replica's acknowledgement ({@code WAIT}). Choosing it gives
+	 * the harness's Redis a replica, for every side.
+	 */
+	STARTER_ACKS("starter-acks", "starter, replica-acks=1", Kind.VARIANT),
+
+	/**
 	 * The same protocol by hand through Spring Data Redis: see {@link Floor}.
 	 */
 	FLOOR("floor", "floor", Kind.FLOOR),
@@ -81,6 +88,12 @@ enum Side {
 		 * The starter itself: nothing to compare.
 		 */
 		STARTER,
+
+		/**
+		 * The starter with another setting: the ratio is what the setting costs, with no
+		 * target.
+		 */
+		VARIANT,
 
 		/**
 		 * The same protocol with nothing around it: the starter must stay close to it.

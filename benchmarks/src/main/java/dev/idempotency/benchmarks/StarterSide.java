@@ -8,13 +8,16 @@ final class StarterSide implements Contender {
 
 	private final Payments payments;
 
-	StarterSide(Payments payments) {
+	private final Side side;
+
+	StarterSide(Payments payments, Side side) {
 		this.payments = payments;
+		this.side = side;
 	}
 
 	@Override
 	public Side side() {
-		return Side.STARTER;
+		return this.side;
 	}
 
 	@Override
@@ -36,6 +39,16 @@ final class StarterSide implements Contender {
 
 	@Override
 	public Protocol protocol() {
+		if (this.side == Side.STARTER_ACKS) {
+			return new Protocol("the same, with `idempotency.redis.replica-acks=1`",
+					"2, each followed by `WAIT 1`: `EVALSHA acquire`, `WAIT`, the method, `EVALSHA complete` and "
+							+ "`WAIT` written together",
+					"1, followed by `WAIT 1`: `EVALSHA acquire` (which writes the record's expiry again, "
+							+ "unchanged, so that the result it replays is known to be on the replica)",
+					"the stored result, decoded from JSON",
+					"as the starter; a claim or a result is acknowledged by a replica before the call goes on, so "
+							+ "a failover to that replica keeps it");
+		}
 		return new Protocol(
 				"`@Idempotent(key = \"#paymentId\")` on a bean of a Boot application (auto-configuration, "
 						+ "`idempotency.store=redis`), the result encoded to JSON",

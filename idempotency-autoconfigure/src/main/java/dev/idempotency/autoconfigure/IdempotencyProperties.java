@@ -372,10 +372,11 @@ public class IdempotencyProperties implements Validator {
 		private Duration commandTimeout = Duration.ofSeconds(2);
 
 		/**
-		 * Number of replicas that must acknowledge a claim or a completion (WAIT after
-		 * the script, on the same connection) before the call goes on, so that a failover
-		 * cannot silently forget it. Too few within replica-ack-timeout is a store error,
-		 * and a claim is released first. Replays never wait. 0 to wait for none.
+		 * Number of replicas that must acknowledge a claim, a completion or the result a
+		 * replay hands out (WAIT after the script, on the same connection) before the
+		 * call goes on, so that a failover cannot silently forget it. Too few within
+		 * replica-ack-timeout is a store error, and a claim is released first. 0 to wait
+		 * for none.
 		 */
 		private int replicaAcks = 0;
 

@@ -1,9 +1,12 @@
 package dev.idempotency.store.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
@@ -144,19 +147,25 @@ final class LettuceReplicaWaits {
 	private <T> Acknowledged<T> on(StatefulRedisConnection<byte[], byte[]> connection, boolean asking, Call<T> call) {
 		connection.setTimeout(Duration.ofNanos(call.waitNanos));
 		RedisAsyncCommands<byte[], byte[]> commands = connection.async();
+		Disconnection disconnection = new Disconnection();
+		RedisChannelHandler<?, ?> handler = (RedisChannelHandler<?, ?>) connection;
+		handler.addListener(disconnection);
 		try {
-			return send(commands, asking, false, call);
+			return send(commands, asking, false, call, disconnection);
 		}
 		catch (RuntimeException ex) {
 			if (!RedisErrors.isNoScript(ex) || ex.getSuppressed().length > 0) {
 				throw ex;
 			}
-			return send(commands, asking, true, call);
+			return send(commands, asking, true, call, disconnection);
+		}
+		finally {
+			handler.removeListener(disconnection);
 		}
 	}
 
 	private <T> Acknowledged<T> send(RedisAsyncCommands<byte[], byte[]> commands, boolean asking, boolean full,
-			Call<T> call) {
+			Call<T> call, Disconnection disconnection) {
 		if (asking) {
 			// Lets the next command in on a node that imports the slot; its OK comes
 			// first
@@ -167,8 +176,8 @@ final class LettuceReplicaWaits {
 		RedisFuture<T> reply = full ? commands.eval(call.script.getScriptAsString(), type, keys, call.args)
 				: commands.evalsha(call.script.getSha1(), type, keys, call.args);
 		if (call.wrote == null) {
-			RedisFuture<Long> waited = commands.waitForReplication(call.acks.replicas(),
-					call.acks.timeout().toMillis());
+			RedisFuture<Long> waited = disconnection
+				.fails(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis()));
 			T value;
 			try {
 				value = LettuceScriptRunner.await(reply, this.timeoutNanos);
@@ -183,8 +192,11 @@ final class LettuceReplicaWaits {
 		if (!call.wrote.test(value)) {
 			return new Acknowledged<>(value, Acknowledged.NOT_ASKED);
 		}
-		return new Acknowledged<>(value, LettuceScriptRunner
-			.await(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis()), call.waitNanos));
+		return new Acknowledged<>(value,
+				LettuceScriptRunner.await(
+						disconnection
+							.fails(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis())),
+						call.waitNanos));
 	}
 
 	// After an error reply, the WAIT sent with the script is read too, so that the
@@ -198,6 +210,32 @@ final class LettuceReplicaWaits {
 				failure.addSuppressed(ex);
 			}
 		}
+	}
+
+	/**
+	 * Fails a {@code WAIT} when its connection drops before it answers. Lettuce sends a
+	 * command that had no reply again once it has reconnected, and {@code WAIT} on the
+	 * new connection counts none of the writes made on the old one: from Redis 7.2 it
+	 * answers at once that every replica acknowledged them (older servers count every
+	 * write so far, and wait once more). Whether the replicas have them is then unknown.
+	 */
+	private static final class Disconnection implements RedisConnectionStateListener {
+
+		private final CompletableFuture<Void> dropped = new CompletableFuture<>();
+
+		@Override
+		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+			this.dropped.complete(null);
+		}
+
+		<T> RedisFuture<T> fails(RedisFuture<T> waited) {
+			// Lettuce's futures are CompletableFutures; one done is never sent again
+			this.dropped.thenRun(() -> ((CompletableFuture<T>) waited)
+				.completeExceptionally(new RedisException("The connection to Redis dropped before WAIT answered: "
+						+ "whether replicas acknowledged the writes before it is unknown")));
+			return waited;
+		}
+
 	}
 
 	private record Call<T>(RedisScript<T> script, byte[] key, ReplicaAcks acks, @Nullable Predicate<? super T> wrote,

@@ -46,9 +46,11 @@ import org.springframework.util.Assert;
  * clients (Jedis) a command sent on the caller's thread waits as long as the client's own
  * timeout.
  * <p>
- * With {@link ReplicaAcks replica acknowledgements}, an acquire that takes a record and
- * every complete are followed by {@code WAIT} on the connection the script went on, and
- * fail when too few replicas acknowledge the write in time (see
+ * With {@link ReplicaAcks replica acknowledgements}, an acquire that takes a record or
+ * replays it, and every complete, are followed by {@code WAIT} on the connection the
+ * script went on, and fail when too few replicas acknowledge the write in time: no caller
+ * is told that a claim or a result holds, nor handed a result, that a failover to an
+ * acknowledging replica would lose (see
  * {@link #RedisIdempotencyStore(RedisConnectionFactory, String, Duration, ReplicaAcks)}).
  * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
@@ -67,6 +69,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private static final Duration MAX_COMMAND_TIMEOUT = Duration.ofDays(36500);
 
 	private static final byte[] NONE = {};
+
+	// acquire.lua's ARGV[5]: write the expiry of a completed record again, for WAIT
+	private static final byte[] ACKNOWLEDGED_REPLAY = { '1' };
 
 	private static final long TRUE = 1L;
 
@@ -158,23 +163,31 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * Acquire; with replica acknowledgements, a claim (a new attempt, a takeover or a
-	 * re-sent acquire, each of which writes the record) is followed by {@code WAIT}, and
-	 * a claim that too few replicas acknowledged is released before the call fails. A
-	 * replay or an in-progress answer writes nothing and waits for nothing.
+	 * re-sent acquire, each of which writes the record) and a replay (which then writes
+	 * the record's expiry again, unchanged) are followed by {@code WAIT}: a claim that
+	 * too few replicas acknowledged is released before the call fails, and a replay fails
+	 * rather than hand out a result that a failover could lose. An in-progress answer
+	 * writes nothing and waits for nothing.
 	 */
 	@Override
 	public AcquireResult acquire(RecordKey key, AcquireRequest request) {
 		byte[] fingerprint = request.fingerprint();
-		byte[][] args = { utf8(request.owner()), number(request.lease().toMillis()),
-				number(request.retention().toMillis()), (fingerprint != null) ? fingerprint : NONE };
+		byte[] owner = utf8(request.owner());
+		byte[] lease = number(request.lease().toMillis());
+		byte[] retention = number(request.retention().toMillis());
+		byte[] fingerprintArg = (fingerprint != null) ? fingerprint : NONE;
 		if (!this.replicaAcks.enabled()) {
-			return RedisReplies.acquireResult(execute("acquire", key, this.scripts.acquire(), args));
+			return RedisReplies.acquireResult(
+					execute("acquire", key, this.scripts.acquire(), owner, lease, retention, fingerprintArg));
 		}
-		Acknowledged<List<Object>> reply = executeAcknowledged("acquire", key, () -> this.runner
-			.runThenWait(this.scripts.acquire(), redisKey(key), this.replicaAcks, RedisReplies::isClaim, args));
+		Acknowledged<List<Object>> reply = executeAcknowledged("acquire", key,
+				() -> this.runner.runThenWait(this.scripts.acquire(), redisKey(key), this.replicaAcks,
+						RedisReplies::isClaimOrReplay, owner, lease, retention, fingerprintArg, ACKNOWLEDGED_REPLAY));
 		AcquireResult result = RedisReplies.acquireResult(reply.reply());
-		if (reply.asked() && reply.replicas() < this.replicaAcks.replicas()
-				&& result instanceof AcquireResult.Acquired acquired) {
+		if (!reply.asked() || reply.replicas() >= this.replicaAcks.replicas()) {
+			return result;
+		}
+		if (result instanceof AcquireResult.Acquired acquired) {
 			IdempotencyStoreException failure = tooFewAcks("the claim of", key, reply.replicas(),
 					"; the claim was released");
 			try {
@@ -185,7 +198,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			}
 			throw failure;
 		}
-		return result;
+		throw tooFewAcks("the result replayed from", key, reply.replicas(),
+				": its result is not replayed, since a failover to a replica that does not have it would run the "
+						+ "method again");
 	}
 
 	/**

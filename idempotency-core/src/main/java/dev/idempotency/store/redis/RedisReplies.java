@@ -37,12 +37,15 @@ final class RedisReplies {
 	}
 
 	/**
-	 * Return whether a reply of {@code acquire.lua} took the record, which it then wrote.
+	 * Return whether a reply of {@code acquire.lua}, sent with acknowledgements asked
+	 * for, wrote the record: it took it (a claim), or found it completed and wrote its
+	 * expiry again so that a {@code WAIT} covers the result it replays.
 	 * @param reply the reply
-	 * @return whether the record was acquired
+	 * @return whether the record was acquired or is replayed
 	 */
-	static boolean isClaim(List<Object> reply) {
-		return number(reply, 0) == 1;
+	static boolean isClaimOrReplay(List<Object> reply) {
+		long status = number(reply, 0);
+		return status == 1 || status == 3;
 	}
 
 	static Optional<IdempotencyRecord> record(RecordKey key, List<Object> reply) {

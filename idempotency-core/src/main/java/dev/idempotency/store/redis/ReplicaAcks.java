@@ -7,9 +7,11 @@ import org.springframework.util.Assert;
 /**
  * How many replicas must acknowledge a record's writes before a
  * {@link RedisIdempotencyStore} call that made them returns: after an acquire that took
- * the record, and after every complete, the store sends {@code WAIT replicas timeout} on
- * the connection the script went on, and reports fewer acknowledgements than asked within
- * {@code timeout} as an {@link dev.idempotency.IdempotencyStoreException}.
+ * the record or replays it, and after every complete, the store sends
+ * {@code WAIT replicas timeout} on the connection the script went on, and reports fewer
+ * acknowledgements than asked within {@code timeout} as an
+ * {@link dev.idempotency.IdempotencyStoreException}, as it does a connection that drops
+ * before {@code WAIT} answers (whether replicas have the write is then unknown).
  * <p>
  * Redis replicates asynchronously: without acknowledgements, a primary that fails just
  * after it answered can be replaced by a replica that never received the claim or the
@@ -17,8 +19,12 @@ import org.springframework.util.Assert;
  * its record on that many replicas; a failover that promotes one of them keeps it.
  * {@code WAIT} does not make Redis strongly consistent (a replica that acknowledged may
  * still lose the write if it is not the one promoted), and it costs the time a replica
- * takes to acknowledge, on the connection of a call that claims or completes a record.
- * Replays and in-progress answers write nothing and never wait.
+ * takes to acknowledge, on the connection of a call that claims, completes or replays a
+ * record. A replay writes the record's expiry again, unchanged, and waits until replicas
+ * acknowledged that write, which comes after the completion in the replication stream: it
+ * never hands out a result whose completion no replica holds (its completer may still be
+ * waiting, or have failed to get acknowledgements). In-progress answers write nothing and
+ * never wait.
  * <p>
  * The timeout is independent of the store's command timeout: the reply to {@code WAIT} is
  * waited for as long as both together, so that neither cuts the other short.

@@ -5,13 +5,15 @@
 -- ARGV[2]  lease, ms
 -- ARGV[3]  retention, ms
 -- ARGV[4]  payload fingerprint, "" when none
+-- ARGV[5]  "1" when the caller waits for replicas to acknowledge what it replays (optional)
 --
 -- Reply:
 --   {1, fence, takeover}         acquired; takeover 1 when an expired attempt was replaced. An
 --                                acquire re-sent by the same owner (a client retrying after a
 --                                reconnect) finds its own attempt and gets its fence again
 --   {2, fence, remaining}        another attempt holds a live lease for remaining ms
---   {3, fence, body, reason}     completed; reason "" when the body can be replayed
+--   {3, fence, body, reason}     completed; reason "" when the body can be replayed. With
+--                                ARGV[5] "1", the record's expiry is written again, unchanged
 --   {4}                          the record has another fingerprint; nothing changed
 --   error IDEMPOTENCY_CORRUPT    the value under the key is not a record
 
@@ -28,6 +30,18 @@ if rec then
 		return { 4 }
 	end
 	if rec.state == COMPLETED then
+		-- A caller that waits for replica acknowledgements (WAIT) must not replay a result
+		-- that no replica holds yet: its completer may still be waiting, or have failed to
+		-- get them, and a failover would lose it. WAIT counts only the writes of the
+		-- connection it is sent on, so this write, after the completion in the primary's
+		-- replication stream, is what the caller's WAIT waits for. It changes nothing; see
+		-- complete.lua for its precision.
+		if ARGV[5] == '1' then
+			local ttl = redis.call('PTTL', KEYS[1])
+			if ttl > 0 then
+				redis.call('PEXPIRE', KEYS[1], ttl)
+			end
+		end
 		return { 3, rec.fence, rec.body, rec.reason }
 	end
 	if rec.state == IN_PROGRESS then
