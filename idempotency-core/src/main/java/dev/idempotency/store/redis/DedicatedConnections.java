@@ -10,10 +10,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -96,13 +98,40 @@ final class DedicatedConnections {
 	}
 
 	/**
-	 * Take a connection for the caller alone: an idle one, or a new one.
+	 * Lend a connection to the caller alone (an idle one, or a new one) for one use, and
+	 * take it back after: for the next caller when the use returned or ended in an error
+	 * reply after which every reply was read (an exception with nothing suppressed), else
+	 * closed, since a reply may still be pending on it.
+	 * @param <T> what the use returns
 	 * @param waitNanos how long to wait when {@value #MAX_CONNECTIONS} are in use
-	 * @return the connection; give it back or discard it
+	 * @param use what to do with it
+	 * @return what the use returned
 	 * @throws QueryTimeoutException when none is given back in time
-	 * @throws RuntimeException when a new one cannot be opened
+	 * @throws RuntimeException when a new one cannot be opened, or the use fails
 	 */
-	StatefulConnection<byte[], byte[]> borrow(long waitNanos) {
+	<T> T lend(long waitNanos, Function<StatefulConnection<byte[], byte[]>, T> use) {
+		StatefulConnection<byte[], byte[]> connection = borrow(waitNanos);
+		boolean inOrder = false;
+		try {
+			T result = use.apply(connection);
+			inOrder = true;
+			return result;
+		}
+		catch (RedisCommandExecutionException ex) {
+			inOrder = ex.getSuppressed().length == 0;
+			throw ex;
+		}
+		finally {
+			if (inOrder) {
+				giveBack(connection);
+			}
+			else {
+				discard(connection);
+			}
+		}
+	}
+
+	private StatefulConnection<byte[], byte[]> borrow(long waitNanos) {
 		acquirePermit(waitNanos);
 		try {
 			StatefulConnection<byte[], byte[]> connection;
@@ -120,21 +149,15 @@ final class DedicatedConnections {
 		}
 	}
 
-	/**
-	 * Give back a connection that has no command left waiting for its reply.
-	 * @param connection the connection
-	 */
-	void giveBack(StatefulConnection<byte[], byte[]> connection) {
+	// A connection with no command left waiting for its reply
+	private void giveBack(StatefulConnection<byte[], byte[]> connection) {
 		this.idle.offerFirst(connection);
 		this.permits.release();
 	}
 
-	/**
-	 * Close a connection whose state is unknown (a reply that did not come in time), so
-	 * that no later caller's commands queue behind what it still waits for.
-	 * @param connection the connection
-	 */
-	void discard(StatefulConnection<byte[], byte[]> connection) {
+	// A connection whose state is unknown (a reply that did not come in time) is closed,
+	// so that no later caller's commands queue behind what it still waits for
+	private void discard(StatefulConnection<byte[], byte[]> connection) {
 		connection.closeAsync();
 		this.permits.release();
 	}

@@ -7,11 +7,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -64,27 +62,10 @@ final class LettuceNodeCommands implements ScriptCommands {
 	}
 
 	private <T> T call(Function<RedisAsyncCommands<byte[], byte[]>, T> command) {
-		StatefulConnection<byte[], byte[]> connection = this.connections.borrow(this.timeoutNanos);
-		boolean inOrder = false;
-		try {
-			T reply = command.apply(node((StatefulRedisClusterConnection<byte[], byte[]>) connection, this.host,
-					this.port, this.timeoutNanos)
-				.async());
-			inOrder = true;
-			return reply;
-		}
-		catch (RedisCommandExecutionException ex) {
-			inOrder = true;
-			throw ex;
-		}
-		finally {
-			if (inOrder) {
-				this.connections.giveBack(connection);
-			}
-			else {
-				this.connections.discard(connection);
-			}
-		}
+		return this.connections.lend(this.timeoutNanos,
+				(connection) -> command.apply(node((StatefulRedisClusterConnection<byte[], byte[]>) connection,
+						this.host, this.port, this.timeoutNanos)
+					.async()));
 	}
 
 	/**

@@ -10,7 +10,6 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -73,27 +72,12 @@ final class LettuceReplicaWaits {
 	<T> Acknowledged<T> run(RedisScript<T> script, byte[] key, ReplicaAcks acks, @Nullable Predicate<? super T> wrote,
 			byte[][] args) {
 		Call<T> call = new Call<>(script, key, acks, wrote, args, this.timeoutNanos + acks.timeout().toNanos());
-		StatefulConnection<byte[], byte[]> connection = this.connections.borrow(call.waitNanos);
-		boolean inOrder = false;
-		try {
-			Acknowledged<T> reply = (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)
-					? onCluster(cluster, call) : on((StatefulRedisConnection<byte[], byte[]>) connection, false, call);
-			inOrder = true;
-			return reply;
-		}
-		catch (RedisCommandExecutionException ex) {
-			// An error reply, after which every reply was read: nothing is left pending
-			inOrder = ex.getSuppressed().length == 0;
-			throw ex;
-		}
-		finally {
-			if (inOrder) {
-				this.connections.giveBack(connection);
-			}
-			else {
-				this.connections.discard(connection);
-			}
-		}
+		// After an error reply with nothing suppressed every reply was read, the WAIT
+		// sent with the script included: nothing is left pending on the connection
+		return this.connections.lend(call.waitNanos,
+				(connection) -> (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)
+						? onCluster(cluster, call)
+						: on((StatefulRedisConnection<byte[], byte[]>) connection, false, call));
 	}
 
 	private <T> Acknowledged<T> onCluster(StatefulRedisClusterConnection<byte[], byte[]> cluster, Call<T> call) {
