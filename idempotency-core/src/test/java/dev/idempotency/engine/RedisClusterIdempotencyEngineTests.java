@@ -2,7 +2,6 @@ package dev.idempotency.engine;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,9 +11,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.engine.LeaseRenewer.Renewal;
-import dev.idempotency.store.AcquireRequest;
-import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
@@ -58,26 +54,12 @@ class RedisClusterIdempotencyEngineTests extends IdempotencyEngineTests {
 		Duration lease = Duration.ofSeconds(2);
 		Duration retention = Duration.ofMinutes(5);
 		String name = "cluster-crowd-" + UUID.randomUUID();
-		List<Attempt> attempts = new ArrayList<>();
-		List<Renewal> renewals = new ArrayList<>();
-		try (LeaseRenewer renewer = new LeaseRenewer(store)) {
-			for (int i = 0; i < 3_000; i++) {
-				RecordKey key = new RecordKey(name, "k" + i);
-				long sent = System.nanoTime();
-				AcquireResult acquired = store.acquire(key, new AcquireRequest("owner-" + i, lease, retention, null));
-				assertThat(acquired).isEqualTo(new AcquireResult.Acquired(1, false));
-				Attempt attempt = new Attempt(key, "owner-" + i, 1, lease.toNanos(), sent, System::nanoTime);
-				attempts.add(attempt);
-				renewals.add(renewer.start(attempt, lease, retention));
-			}
+		List<Attempt> attempts;
+		try (LeaseRenewer renewer = new LeaseRenewer(store);
+				LeaseCrowd crowd = LeaseCrowd.start(store, renewer, name, 3_000, lease, retention)) {
 			awaitStoreTime(lease.multipliedBy(2));
-			assertThat(attempts).allMatch(Attempt::isLeaseHeld);
-			for (Attempt attempt : attempts) {
-				assertThat(store.acquire(attempt.record(), new AcquireRequest("intruder", lease, retention, null)))
-					.as("%s", attempt)
-					.isInstanceOf(AcquireResult.InProgress.class);
-			}
-			renewals.forEach(Renewal::stop);
+			crowd.assertEveryLeaseHeld(store);
+			attempts = crowd.attempts();
 		}
 		assertThat(primariesOf(attempts.subList(0, 60)).keySet())
 			.containsExactlyInAnyOrderElementsOf(TestRedis.cluster().primaries());

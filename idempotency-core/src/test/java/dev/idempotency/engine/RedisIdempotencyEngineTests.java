@@ -1,7 +1,6 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,7 +13,6 @@ import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
-import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
@@ -241,28 +239,12 @@ class RedisIdempotencyEngineTests extends IdempotencyEngineTests {
 		Duration lease = Duration.ofSeconds(2);
 		Duration retention = Duration.ofMinutes(5);
 		String name = "crowd-" + UUID.randomUUID();
-		List<Attempt> attempts = new ArrayList<>();
-		List<Renewal> renewals = new ArrayList<>();
-		try (LeaseRenewer renewer = new LeaseRenewer(store)) {
-			for (int i = 0; i < 10_000; i++) {
-				RecordKey key = new RecordKey(name, "k" + i);
-				long sent = System.nanoTime();
-				AcquireResult acquired = store.acquire(key, new AcquireRequest("owner-" + i, lease, retention, null));
-				assertThat(acquired).isEqualTo(new AcquireResult.Acquired(1, false));
-				Attempt attempt = new Attempt(key, "owner-" + i, 1, lease.toNanos(), sent, System::nanoTime);
-				attempts.add(attempt);
-				renewals.add(renewer.start(attempt, lease, retention));
-			}
+		try (LeaseRenewer renewer = new LeaseRenewer(store);
+				LeaseCrowd crowd = LeaseCrowd.start(store, renewer, name, 10_000, lease, retention)) {
 			// Two whole leases on the store's clock: every lease would have run out
 			// without renewals
 			awaitStoreTime(lease.multipliedBy(2));
-			assertThat(attempts).allMatch(Attempt::isLeaseHeld);
-			for (Attempt attempt : attempts) {
-				assertThat(store.acquire(attempt.record(), new AcquireRequest("intruder", lease, retention, null)))
-					.as("%s", attempt)
-					.isInstanceOf(AcquireResult.InProgress.class);
-			}
-			renewals.forEach(Renewal::stop);
+			crowd.assertEveryLeaseHeld(store);
 		}
 	}
 

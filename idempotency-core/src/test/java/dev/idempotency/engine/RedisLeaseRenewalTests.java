@@ -1,7 +1,6 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -17,7 +16,6 @@ import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.codec.JacksonResultCodec;
-import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyStore;
@@ -121,25 +119,10 @@ class RedisLeaseRenewalTests {
 		IdempotencyStore setup = new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:");
 		Duration lease = Duration.ofSeconds(2);
 		String name = "crowd-unshared-" + UUID.randomUUID();
-		List<Attempt> attempts = new ArrayList<>();
-		List<Renewal> renewals = new ArrayList<>();
-		try (LeaseRenewer renewer = new LeaseRenewer(store)) {
-			for (int i = 0; i < 3_000; i++) {
-				RecordKey key = new RecordKey(name, "k" + i);
-				long sent = System.nanoTime();
-				AcquireResult acquired = setup.acquire(key, new AcquireRequest("owner-" + i, lease, RETENTION, null));
-				assertThat(acquired).isEqualTo(new AcquireResult.Acquired(1, false));
-				Attempt attempt = new Attempt(key, "owner-" + i, 1, lease.toNanos(), sent, System::nanoTime);
-				attempts.add(attempt);
-				renewals.add(renewer.start(attempt, lease, RETENTION));
-			}
+		try (LeaseRenewer renewer = new LeaseRenewer(store);
+				LeaseCrowd crowd = LeaseCrowd.start(setup, renewer, name, 3_000, lease, RETENTION)) {
 			awaitStoreTime(setup, name, lease.multipliedBy(2));
-			long lost = attempts.stream()
-				.filter((attempt) -> setup.acquire(attempt.record(),
-						new AcquireRequest("intruder", lease, RETENTION, null)) instanceof AcquireResult.Acquired)
-				.count();
-			assertThat(lost).as("live attempts taken over").isZero();
-			renewals.forEach(Renewal::stop);
+			crowd.assertEveryLeaseHeld(setup);
 		}
 		finally {
 			factory.destroy();
