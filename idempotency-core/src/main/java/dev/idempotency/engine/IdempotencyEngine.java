@@ -206,7 +206,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 			// Counted before decoding: a duplicate whose result cannot be replayed
 			// is still a duplicate that the method did not run for.
 			report(call, operation, record, Outcome.REPLAYED);
-			return Replay.decode(operation, record, completed.result());
+			Object value = Replay.decode(operation, record, completed.result());
+			invocation.replayed();
+			return value;
 		}
 		if (result instanceof InProgress inProgress) {
 			report(call, operation, record, Outcome.IN_PROGRESS);

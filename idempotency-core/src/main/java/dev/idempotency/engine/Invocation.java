@@ -15,4 +15,12 @@ public interface Invocation {
 	 */
 	@Nullable Object proceed() throws Throwable;
 
+	/**
+	 * Called instead of {@link #proceed()} when the call replays the stored outcome of an
+	 * earlier attempt, before that outcome reaches the caller: an HTTP handler marks its
+	 * response as replayed here.
+	 */
+	default void replayed() {
+	}
+
 }
