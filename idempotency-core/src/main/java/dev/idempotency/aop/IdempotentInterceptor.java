@@ -1,13 +1,17 @@
 package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.aop.IdempotentOperation.ResultKind;
 import dev.idempotency.codec.PayloadFingerprinter;
 import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
@@ -21,7 +25,8 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Runs {@code @Idempotent} methods through the engine: evaluates the key and payload
- * expressions of the call and hands the invocation over.
+ * expressions of the call and hands the invocation over, synchronously or, for a method
+ * that returns a {@code CompletionStage} or a {@code Mono}, as an asynchronous call.
  */
 final class IdempotentInterceptor implements MethodInterceptor {
 
@@ -50,15 +55,46 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		if (operation == null) {
 			return invocation.proceed();
 		}
+		if (operation.resultKind() != ResultKind.VALUE) {
+			return invokeAsync(operation, target, invocation);
+		}
 		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
 		Object key = evaluate(operation, "key", operation.keyExpression(), operation.key(), context);
+		return this.engine.obtain()
+			.execute(operation.operation(), key, fingerprint(operation, context), invocation::proceed);
+	}
+
+	// Every failure, a key that cannot be evaluated included, reaches the caller through
+	// the stage or Mono: such a method never throws.
+	private Object invokeAsync(IdempotentOperation operation, Object target, MethodInvocation invocation) {
+		boolean mono = operation.resultKind() == ResultKind.MONO;
+		Object key;
+		Fingerprint fingerprint;
+		try {
+			EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(),
+					this.beanResolver);
+			key = evaluate(operation, "key", operation.keyExpression(), operation.key(), context);
+			fingerprint = fingerprint(operation, context);
+		}
+		catch (IdempotencyException ex) {
+			return mono ? ReactorResults.error(ex) : CompletableFuture.failedFuture(ex);
+		}
+		IdempotencyEngine engine = this.engine.obtain();
+		if (mono) {
+			return ReactorResults.execute(engine, operation.operation(), key, fingerprint, invocation);
+		}
+		return engine.executeAsync(operation.operation(), key, fingerprint,
+				() -> (CompletionStage<?>) invocation.proceed());
+	}
+
+	// Computed by the engine, which counts a failure like any refused call
+	private @Nullable Fingerprint fingerprint(IdempotentOperation operation, EvaluationContext context) {
 		Expression payload = operation.payload();
-		// Computed by the engine, which counts a failure like any refused call
-		Fingerprint fingerprint = (payload != null)
-				? () -> this.fingerprinter.obtain()
-					.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context))
-				: null;
-		return this.engine.obtain().execute(operation.operation(), key, fingerprint, invocation::proceed);
+		if (payload == null) {
+			return null;
+		}
+		return () -> this.fingerprinter.obtain()
+			.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context));
 	}
 
 	private static @Nullable Object evaluate(IdempotentOperation operation, String attribute, @Nullable String text,

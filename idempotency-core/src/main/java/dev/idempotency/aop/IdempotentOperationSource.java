@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 
 import org.jspecify.annotations.Nullable;
 
@@ -42,9 +41,6 @@ import org.springframework.util.StringValueResolver;
  * matches a bean, so a mistake fails the application context at startup.
  */
 public class IdempotentOperationSource {
-
-	private static final String[] ASYNC_TYPES = { "java.util.concurrent.CompletionStage",
-			"org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow" };
 
 	private final IdempotencyDefaults defaults;
 
@@ -168,11 +164,12 @@ public class IdempotentOperationSource {
 		Expression payload = (payloadText != null)
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
-		TypedCodec typedCodec = codecFor(specific, userClass);
+		ResultTypes.Resolved result = ResultTypes.resolve(specific, userClass);
+		TypedCodec typedCodec = codecFor(specific, result.valueType());
 		Operation operation = new Operation(name, settings, typedCodec,
 				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific));
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
-				operation, key, payload, indexes);
+				operation, key, payload, indexes, result.kind());
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
 		if (clash != null && !clash.method().equals(specific)) {
 			throw new IllegalStateException("@Idempotent name '" + name + "' is used by both "
@@ -256,40 +253,17 @@ public class IdempotentOperationSource {
 		}
 	}
 
-	private @Nullable TypedCodec codecFor(Method method, Class<?> userClass) {
-		ResolvableType type = ResolvableType.forMethodReturnType(method, userClass);
+	private @Nullable TypedCodec codecFor(Method method, ResolvableType type) {
 		Class<?> raw = type.toClass();
 		if (raw == void.class || raw == Void.class) {
 			return null;
-		}
-		for (String asyncType : ASYNC_TYPES) {
-			if (isAssignable(asyncType, raw)) {
-				throw unsupported(method, "asynchronous return types (" + raw.getSimpleName()
-						+ ") are not supported yet: return the value itself");
-			}
-		}
-		if (Future.class.isAssignableFrom(raw)) {
-			throw unsupported(method, "a Future cannot be replayed: return the value itself");
 		}
 		try {
 			return this.codec.forType(type);
 		}
 		catch (IllegalArgumentException ex) {
-			throw unsupported(method, ex.getMessage());
+			throw ResultTypes.unsupported(method, String.valueOf(ex.getMessage()));
 		}
-	}
-
-	private static boolean isAssignable(String className, Class<?> type) {
-		ClassLoader loader = type.getClassLoader();
-		if (!ClassUtils.isPresent(className, loader)) {
-			return false;
-		}
-		return ClassUtils.resolveClassName(className, loader).isAssignableFrom(type);
-	}
-
-	private static IllegalStateException unsupported(Method method, @Nullable String reason) {
-		return new IllegalStateException(
-				"Invalid return type of @Idempotent method " + ExpressionParsing.describe(method) + ": " + reason);
 	}
 
 }
