@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.aop.IdempotentOperation.ResultKind;
 import dev.idempotency.codec.ResultCodec;
 import dev.idempotency.codec.ResultCodec.TypedCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
@@ -165,7 +166,7 @@ public class IdempotentOperationSource {
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
 		ResultTypes.Resolved result = ResultTypes.resolve(specific, userClass);
-		TypedCodec typedCodec = codecFor(specific, result.valueType());
+		TypedCodec typedCodec = codecFor(specific, result);
 		Operation operation = new Operation(name, settings, typedCodec,
 				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific));
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
@@ -253,7 +254,8 @@ public class IdempotentOperationSource {
 		}
 	}
 
-	private @Nullable TypedCodec codecFor(Method method, ResolvableType type) {
+	private @Nullable TypedCodec codecFor(Method method, ResultTypes.Resolved result) {
+		ResolvableType type = result.valueType();
 		Class<?> raw = type.toClass();
 		if (raw == void.class || raw == Void.class) {
 			return null;
@@ -262,7 +264,9 @@ public class IdempotentOperationSource {
 			return this.codec.forType(type);
 		}
 		catch (IllegalArgumentException ex) {
-			throw ResultTypes.unsupported(method, String.valueOf(ex.getMessage()));
+			String of = (result.kind() != ResultKind.VALUE)
+					? "the value of its " + method.getReturnType().getSimpleName() + ": " : "";
+			throw ResultTypes.unsupported(method, of + ex.getMessage());
 		}
 	}
 
