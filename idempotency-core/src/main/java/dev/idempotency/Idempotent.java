@@ -17,6 +17,13 @@ import java.lang.annotation.Target;
  * that replaced it. When the method throws, the record is released so that the next
  * delivery runs it again, and the exception reaches the caller unchanged.
  * <p>
+ * A method may return a {@code CompletionStage} or {@code CompletableFuture}, or a
+ * Reactor {@code Mono} when Reactor is present: its record completes when the value
+ * arrives, and is released when the stage or {@code Mono} fails or is cancelled; the
+ * caller's stage completes only after the record has, and every failure arrives through
+ * it. Each subscription of a {@code Mono} is one call. Multi-value types ({@code Flux},
+ * any other {@code Publisher}, {@code Stream}) and a plain {@code Future} fail startup.
+ * <p>
  * On a type, every public method is idempotent, each under its own {@link #name()},
  * except the methods of {@link Object} ({@code toString}, {@code equals},
  * {@code hashCode}, {@code clone}, {@code finalize}) even where the type overrides them;
