@@ -30,6 +30,7 @@ import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.codec.JacksonPayloadFingerprinter;
 import dev.idempotency.codec.JacksonResultCodec;
@@ -332,6 +333,18 @@ class AsyncIdempotentMethodTests {
 	}
 
 	@Test
+	void keyReusedWithAnotherPayloadFailsTheStageAndTheMono() throws Exception {
+		assertThat(this.payments.charge(this.key, 10).get(10, TimeUnit.SECONDS)).isEqualTo("receipt-1");
+		assertThat(failure(this.payments.charge(this.key, 20))).isInstanceOf(IdempotencyKeyReuseException.class);
+		assertThat(this.payments.refund(this.key, 10).block(Duration.ofSeconds(10))).isEqualTo("receipt-2");
+		assertThat(failure(this.payments.refund(this.key, 20).toFuture()))
+			.isInstanceOf(IdempotencyKeyReuseException.class);
+		assertThat(this.work.runs).hasValue(2);
+		assertThat(this.outcomes.of("async.charge")).containsExactly(Outcome.EXECUTED, Outcome.KEY_REUSE);
+		assertThat(this.outcomes.of("async.refund")).containsExactly(Outcome.EXECUTED, Outcome.KEY_REUSE);
+	}
+
+	@Test
 	void monoSubscribedTwiceRunsOnceAndReplaysForTheSecondSubscription() {
 		Mono<String> mono = this.payments.mono(this.key);
 		assertThat(this.work.runs).as("nothing runs before a subscription").hasValue(0);
@@ -444,6 +457,16 @@ class AsyncIdempotentMethodTests {
 
 		@Idempotent(key = "#key", name = "async.monoWait", onInProgress = OnInProgress.WAIT, waitTimeout = "30s")
 		public Mono<String> monoWait(String key) {
+			return Mono.fromFuture(this.work.run(key), false);
+		}
+
+		@Idempotent(key = "#key", name = "async.charge", payload = "#amount")
+		public CompletableFuture<String> charge(String key, int amount) {
+			return this.work.run(key);
+		}
+
+		@Idempotent(key = "#key", name = "async.refund", payload = "#amount")
+		public Mono<String> refund(String key, int amount) {
 			return Mono.fromFuture(this.work.run(key), false);
 		}
 
