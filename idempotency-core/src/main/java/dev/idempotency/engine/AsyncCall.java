@@ -160,7 +160,9 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 			IdempotencyContextHolder.restore(outer);
 		}
 		detach();
-		follow(stage, (value, failure) -> stop(renewal, attempt, takeover, value, failure));
+		// Completing or releasing blocks for a store round trip: never on an event loop
+		follow(stage, (value, failure) -> this.engine.handoff()
+			.execute(() -> stop(renewal, attempt, takeover, value, failure)));
 	}
 
 	// Runs on the thread that completes the method's stage; the caller's future completes

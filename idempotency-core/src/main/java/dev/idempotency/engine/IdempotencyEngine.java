@@ -60,6 +60,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final AsyncWaiter waiter;
 
+	private final EventLoopHandoff handoff = new EventLoopHandoff();
+
 	private final IdempotencyRecords records;
 
 	private final StoreOutage outage;
@@ -185,7 +187,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * {@code WAIT} never blocks the calling thread: it polls from the engine's scheduler,
 	 * and the work then starts there if the other attempt failed or expired. The record
 	 * is completed or released on the thread that completes the work's stage, with the
-	 * same retries as a synchronous call.
+	 * same retries as a synchronous call, unless that is an event-loop thread (Netty's or
+	 * one Reactor marks non-blocking, such as a reactive Redis client's): then on one of
+	 * a few threads of the engine's own, where the returned future then completes too.
 	 * @param operation the resolved operation
 	 * @param rawKey the evaluated key, before validation and hashing
 	 * @param fingerprint the payload fingerprint, computed when the call needs it, or
@@ -385,6 +389,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 		return this.waiter;
 	}
 
+	EventLoopHandoff handoff() {
+		return this.handoff;
+	}
+
 	Listeners listeners() {
 		return this.listeners;
 	}
@@ -437,6 +445,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	@Override
 	public void close() {
 		this.waiter.close();
+		this.handoff.close();
 		this.renewer.close();
 	}
 

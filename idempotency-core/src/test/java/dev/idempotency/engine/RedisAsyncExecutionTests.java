@@ -1,5 +1,7 @@
 package dev.idempotency.engine;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -10,6 +12,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.netty.util.concurrent.FastThreadLocalThread;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,8 +30,10 @@ import dev.idempotency.test.redis.TestRedis;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -89,6 +95,56 @@ class RedisAsyncExecutionTests {
 		replay.thenAccept((value) -> events.add("delivered " + value)).get(10, TimeUnit.SECONDS);
 		assertThat(events).containsExactly("replayed", "delivered first");
 		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void valueArrivingOnAnEventLoopThreadIsRecordedOnAThreadOfTheEngine() throws Exception {
+		List<String> completingThreads = new CopyOnWriteArrayList<>();
+		IdempotencyListener threads = new IdempotencyListener() {
+
+			@Override
+			public void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+				if (operation == StoreOperation.COMPLETE) {
+					completingThreads.add(Thread.currentThread().getName());
+				}
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:"),
+				IdempotencyDefaults.STANDARD, List.of(threads))) {
+			CompletableFuture<String> pending = new CompletableFuture<>();
+			CompletableFuture<@Nullable Object> call = engine.executeAsync(operation(OnInProgress.REJECT), "k", null,
+					() -> pending);
+			Thread eventLoop = new FastThreadLocalThread(() -> pending.complete("from the event loop"),
+					"test-event-loop");
+			eventLoop.start();
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("from the event loop");
+			assertThat(completingThreads).singleElement(as(InstanceOfAssertFactories.STRING))
+				.startsWith("idempotency-complete-");
+		}
+	}
+
+	@Test
+	void valueOfAReactiveRedisCommandCompletesItsRecord() throws Exception {
+		ReactiveRedisConnection reactive = TestRedis.get().connectionFactory().getReactiveConnection();
+		try {
+			Operation operation = operation(OnInProgress.REJECT);
+			// Lettuce's event loop threads each serve several connections: some of these
+			// values arrive on the thread that also reads the store's replies
+			for (int i = 0; i < 8; i++) {
+				ByteBuffer key = ByteBuffer.wrap(("async-test-" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
+				CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k" + i, null,
+						() -> reactive.stringCommands()
+							.set(key, ByteBuffer.wrap(new byte[] { 1 }))
+							.map((set) -> "set " + set)
+							.toFuture());
+				assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("set true");
+			}
+		}
+		finally {
+			reactive.close();
+		}
 	}
 
 	@Test
