@@ -15,7 +15,8 @@ import java.lang.annotation.Target;
  * (see {@link #onInProgress()}). An attempt that crashed is taken over once its lease
  * expires, and an attempt that lost its lease can never overwrite the result of the one
  * that replaced it. When the method throws, the record is released so that the next
- * delivery runs it again, and the exception reaches the caller unchanged.
+ * delivery runs it again, and the exception reaches the caller unchanged; an exception
+ * listed in {@link #replayFailures()} is stored instead, for duplicates to get.
  * <p>
  * On a type, every public method is idempotent, each under its own {@link #name()},
  * except the methods of {@link Object} ({@code toString}, {@code equals},

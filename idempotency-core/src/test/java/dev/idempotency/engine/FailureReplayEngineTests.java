@@ -2,6 +2,7 @@ package dev.idempotency.engine;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -70,10 +71,12 @@ abstract class FailureReplayEngineTests {
 		this.engine.close();
 	}
 
-	@SafeVarargs
-	private Operation operation(OperationSettings settings, Class<? extends Throwable>... replayed) {
+	private Operation operation(OperationSettings settings, Class<?>... replayed) {
 		return new Operation(this.name, settings, CODEC.forType(ResolvableType.forClass(String.class)),
-				"the test's key", List.of(replayed));
+				"the test's key",
+				Arrays.stream(replayed)
+					.<Class<? extends Throwable>>map((type) -> type.asSubclass(Throwable.class))
+					.toList());
 	}
 
 	private Object call(Operation operation, Object key, Invocation invocation) throws Throwable {
