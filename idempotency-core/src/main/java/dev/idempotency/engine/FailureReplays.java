@@ -5,6 +5,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
 import java.util.List;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyReplayException;
@@ -21,6 +23,8 @@ import org.springframework.util.ReflectionUtils;
  * listed types, never loaded by name.
  */
 final class FailureReplays {
+
+	private static final Log logger = LogFactory.getLog(FailureReplays.class);
 
 	private FailureReplays() {
 	}
@@ -72,8 +76,27 @@ final class FailureReplays {
 		return null;
 	}
 
-	static StoredResult stored(Class<? extends Throwable> type, Throwable failure) {
-		return StoredResult.failure(type.getName(), failure.getMessage());
+	/**
+	 * Return what to store for a failure of a listed type.
+	 * @param operation the operation
+	 * @param failure what its method threw
+	 * @return the failure to store, or {@code null} if its record is to be released: its
+	 * type is not listed, or its message cannot be read
+	 */
+	static @Nullable StoredResult stored(Operation operation, Throwable failure) {
+		Class<? extends Throwable> type = listedType(operation, failure);
+		if (type == null) {
+			return null;
+		}
+		try {
+			return StoredResult.failure(type.getName(), failure.getMessage());
+		}
+		catch (RuntimeException ex) {
+			// A getMessage() of its own that fails: what would be replayed is unknown
+			logger.warn("Operation '" + operation.name() + "' threw a " + type.getName()
+					+ " whose message cannot be read; its record is released for a retry instead", ex);
+			return null;
+		}
 	}
 
 	/**

@@ -259,9 +259,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 				value = invocation.proceed();
 			}
 			catch (Throwable ex) {
-				Class<? extends Throwable> replayed = FailureReplays.listedType(operation, ex);
+				StoredResult replayed = FailureReplays.stored(operation, ex);
 				if (replayed != null) {
-					completeWithFailure(call, operation, attempt, FailureReplays.stored(replayed, ex), ex);
+					completeWithFailure(call, operation, attempt, replayed, ex);
 				}
 				report(call, operation, attempt.record(), Outcome.FAILED);
 				if (replayed == null) {

@@ -181,6 +181,17 @@ abstract class FailureReplayEngineTests {
 	}
 
 	@Test
+	void listedFailureWhoseMessageCannotBeReadIsReleasedForARetry() throws Throwable {
+		Operation operation = operation(REJECT, UnreadableException.class);
+		UnreadableException unreadable = new UnreadableException("hidden");
+		assertThatExceptionOfType(UnreadableException.class).isThrownBy(() -> call(operation, "k", () -> {
+			throw unreadable;
+		})).isSameAs(unreadable);
+		assertThat(call(operation, "k", () -> "retried")).isEqualTo("retried");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED, Outcome.EXECUTED);
+	}
+
+	@Test
 	void storedTypeThatIsNoLongerListedIsReplayExceptionAndRunsNothing() throws Throwable {
 		Operation before = operation(REJECT, CardDeclinedException.class);
 		assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> call(before, "k", () -> {
@@ -385,6 +396,19 @@ abstract class FailureReplayEngineTests {
 		public PickyException(String message) {
 			super(message);
 			throw new IllegalArgumentException("not from stored data");
+		}
+
+	}
+
+	public static class UnreadableException extends RuntimeException {
+
+		public UnreadableException(String message) {
+			super(message);
+		}
+
+		@Override
+		public String getMessage() {
+			throw new IllegalStateException("no message today");
 		}
 
 	}
