@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -169,8 +170,9 @@ public class IdempotentOperationSource {
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
 		TypedCodec typedCodec = codecFor(specific, userClass);
-		Operation operation = new Operation(name, settings, typedCodec,
-				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific));
+		Operation operation = operation(name, settings, typedCodec,
+				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific), annotation,
+				specific);
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
 				operation, key, payload, indexes);
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
@@ -180,6 +182,17 @@ public class IdempotentOperationSource {
 					+ ": give one of them another name, or their keys would collide");
 		}
 		return resolved;
+	}
+
+	private static Operation operation(String name, OperationSettings settings, @Nullable TypedCodec codec,
+			String keySource, Idempotent annotation, Method method) {
+		try {
+			return new Operation(name, settings, codec, keySource, List.of(annotation.replayFailures()));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("Invalid replayFailures of @Idempotent "
+					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
+		}
 	}
 
 	private static void checkName(String name, Idempotent annotation, Method method) {

@@ -29,6 +29,7 @@ import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.AcquireResult.KeyReused;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.StoredResult;
 
 import org.springframework.util.Assert;
 
@@ -206,6 +207,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 			// Counted before decoding: a duplicate whose result cannot be replayed
 			// is still a duplicate that the method did not run for.
 			report(call, operation, record, Outcome.REPLAYED);
+			if (completed.result().isFailure()) {
+				Throwable failure = FailureReplays.replay(operation, record, completed.result());
+				invocation.replayed();
+				throw failure;
+			}
 			Object value = Replay.decode(operation, record, completed.result());
 			invocation.replayed();
 			return value;
@@ -253,8 +259,14 @@ public final class IdempotencyEngine implements AutoCloseable {
 				value = invocation.proceed();
 			}
 			catch (Throwable ex) {
+				StoredResult replayed = FailureReplays.stored(operation, ex);
+				if (replayed != null) {
+					completeWithFailure(call, operation, attempt, replayed, ex);
+				}
 				report(call, operation, attempt.record(), Outcome.FAILED);
-				this.recorder.release(attempt, settings.retention(), ex);
+				if (replayed == null) {
+					this.recorder.release(attempt, settings.retention(), ex);
+				}
 				throw ex;
 			}
 			finally {
@@ -280,6 +292,20 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		finally {
 			renewal.stop();
+		}
+	}
+
+	// A failure that duplicates get too: its record completes, fenced like a result
+	private void completeWithFailure(Call call, Operation operation, Attempt attempt, StoredResult stored,
+			Throwable failure) {
+		try {
+			this.recorder.complete(attempt, stored, operation.settings().retention());
+		}
+		catch (IdempotencyLockLostException | IdempotencyCompletionException ex) {
+			report(call, operation, attempt.record(),
+					(ex instanceof IdempotencyLockLostException) ? Outcome.LOCK_LOST : Outcome.STORE_ERROR);
+			ex.addSuppressed(failure);
+			throw ex;
 		}
 	}
 
