@@ -15,7 +15,8 @@ import java.lang.annotation.Target;
  * (see {@link #onInProgress()}). An attempt that crashed is taken over once its lease
  * expires, and an attempt that lost its lease can never overwrite the result of the one
  * that replaced it. When the method throws, the record is released so that the next
- * delivery runs it again, and the exception reaches the caller unchanged.
+ * delivery runs it again, and the exception reaches the caller unchanged; an exception
+ * listed in {@link #replayFailures()} is stored instead, for duplicates to get.
  * <p>
  * A method may return a {@code CompletionStage} or {@code CompletableFuture}, or a
  * Reactor {@code Mono} when Reactor is present: its record completes when the value
@@ -107,6 +108,28 @@ public @interface Idempotent {
 	 * @return the payload expression, or empty
 	 */
 	String payload() default "";
+
+	/**
+	 * Exceptions that are the outcome of the operation rather than a reason to retry it,
+	 * such as a declined card. When the method throws an exception of a listed type (or
+	 * of a subtype), its record completes with that failure: the name of the most
+	 * specific listed type the exception is an instance of, and its message. The caller
+	 * gets the original exception; later calls with the same key get a new instance of
+	 * the listed type, made through its public {@code (String)} constructor with the
+	 * stored message ({@code null} when the original had none), and the method does not
+	 * run. Every other exception releases the record so that the next delivery runs the
+	 * method again. For a method that returns a {@code CompletionStage} or a
+	 * {@code Mono}, the failure its stage or {@code Mono} ends with counts the same way,
+	 * and duplicates get a failed stage or {@code Mono}; a cancelled call always
+	 * releases.
+	 * <p>
+	 * Only listed types are ever instantiated from stored data. A stored type that is no
+	 * longer listed fails a duplicate with {@link IdempotencyReplayException}. Startup
+	 * fails, naming the method and the type, when a listed type is abstract or has no
+	 * public {@code (String)} constructor.
+	 * @return the exception types replayed to duplicates, empty (the default) for none
+	 */
+	Class<? extends Throwable>[] replayFailures() default {};
 
 	/**
 	 * What a call does when another attempt for the same key holds a live lease.

@@ -9,7 +9,9 @@ import org.springframework.core.ParameterizedTypeReference;
 /**
  * Programmatic access to the same engine as {@link Idempotent}, for code that cannot be
  * annotated (lambdas, framework callbacks, dynamic operation names). Settings come from
- * {@code idempotency.operations.<name>.*} and the {@code idempotency.*} defaults.
+ * {@code idempotency.operations.<name>.*} and the {@code idempotency.*} defaults. An
+ * exception thrown by an action always releases its record for a retry: failures replayed
+ * to duplicates ({@link Idempotent#replayFailures()}) need an annotated method.
  * <pre class="code">
  * Receipt receipt = executor.execute("charge", event.id(), Receipt.class, () -&gt; payments.charge(event));
  * </pre>

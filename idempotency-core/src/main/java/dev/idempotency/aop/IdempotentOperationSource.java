@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -167,8 +168,9 @@ public class IdempotentOperationSource {
 		OperationSettings settings = settings(name, annotation, specific);
 		ResultTypes.Resolved result = ResultTypes.resolve(specific, userClass);
 		TypedCodec typedCodec = codecFor(specific, result);
-		Operation operation = new Operation(name, settings, typedCodec,
-				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific));
+		Operation operation = operation(name, settings, typedCodec,
+				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific), annotation,
+				specific);
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
 				operation, key, payload, indexes, result.kind());
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
@@ -178,6 +180,17 @@ public class IdempotentOperationSource {
 					+ ": give one of them another name, or their keys would collide");
 		}
 		return resolved;
+	}
+
+	private static Operation operation(String name, OperationSettings settings, @Nullable TypedCodec codec,
+			String keySource, Idempotent annotation, Method method) {
+		try {
+			return new Operation(name, settings, codec, keySource, List.of(annotation.replayFailures()));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("Invalid replayFailures of @Idempotent "
+					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
+		}
 	}
 
 	private static void checkName(String name, Idempotent annotation, Method method) {

@@ -101,15 +101,17 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 		}
 		if (acquired instanceof Completed completed) {
 			Object value;
+			Throwable failure;
 			try {
-				value = this.engine.replay(this.call, this.operation, this.record, completed);
+				failure = this.engine.replayedFailure(this.call, this.operation, this.record, completed);
+				value = (failure != null) ? null : Replay.decode(this.operation, this.record, completed.result());
 				this.invocation.replayed();
 			}
 			catch (Throwable ex) {
 				end(null, ex);
 				return;
 			}
-			end(value, null);
+			end(value, failure);
 			return;
 		}
 		end(null, this.engine.refusal(this.call, this.operation, this.record, acquired));
@@ -171,7 +173,12 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 			@Nullable Throwable failure) {
 		Throwable error = failure;
 		try {
-			if (failure != null) {
+			if (failure instanceof CancellationException && this.result.isCancelled()) {
+				// The caller gave up: never a failure to replay, whatever replayFailures
+				// lists
+				this.engine.released(this.call, this.operation, attempt, failure);
+			}
+			else if (failure != null) {
 				this.engine.failed(this.call, this.operation, attempt, failure);
 			}
 			else {

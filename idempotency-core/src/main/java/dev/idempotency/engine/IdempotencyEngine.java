@@ -30,6 +30,7 @@ import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.AcquireResult.KeyReused;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.StoredResult;
 
 import org.springframework.util.Assert;
 
@@ -277,8 +278,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 					call);
 		}
 		if (result instanceof Completed completed) {
-			Object value = replay(call, operation, record, completed);
+			Throwable failure = replayedFailure(call, operation, record, completed);
+			Object value = (failure != null) ? null : Replay.decode(operation, record, completed.result());
 			invocation.replayed();
+			if (failure != null) {
+				throw failure;
+			}
 			return value;
 		}
 		throw refusal(call, operation, record, result);
@@ -307,14 +312,18 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Report a replay and decode its result.
-	 * @throws dev.idempotency.IdempotencyReplayException if it cannot be replayed
+	 * Report a replay, and return the failure it replays, if its record stores one.
+	 * @return a new instance of the stored failure, or {@code null} when the record
+	 * stores a result, for {@link Replay#decode} to decode
+	 * @throws dev.idempotency.IdempotencyReplayException if the stored failure cannot be
+	 * replayed
 	 */
-	@Nullable Object replay(Call call, Operation operation, RecordKey record, Completed completed) {
+	@Nullable Throwable replayedFailure(Call call, Operation operation, RecordKey record, Completed completed) {
 		// Counted before decoding: a duplicate whose result cannot be replayed
 		// is still a duplicate that the method did not run for.
 		report(call, operation, record, Outcome.REPLAYED);
-		return Replay.decode(operation, record, completed.result());
+		StoredResult stored = completed.result();
+		return stored.isFailure() ? FailureReplays.replay(operation, record, stored) : null;
 	}
 
 	/**
@@ -343,15 +352,34 @@ public final class IdempotencyEngine implements AutoCloseable {
 			return this.renewer.start(attempt, settings.lockTimeout(), settings.retention());
 		}
 		catch (Throwable ex) {
-			failed(call, operation, attempt, ex);
+			released(call, operation, attempt, ex);
 			throw ex;
 		}
 	}
 
 	/**
-	 * Report the failure of a method and release its record for the next delivery.
+	 * Report the failure of a method and record it: as the outcome that duplicates get
+	 * when its type is one of the operation's {@code replayFailures}, else by releasing
+	 * the record for the next delivery.
+	 * @throws IdempotencyLockLostException if a failure to store found the record taken
+	 * over
+	 * @throws IdempotencyCompletionException if the store kept failing to store it
 	 */
 	void failed(Call call, Operation operation, Attempt attempt, Throwable ex) {
+		StoredResult replayed = FailureReplays.stored(operation, ex);
+		if (replayed == null) {
+			released(call, operation, attempt, ex);
+			return;
+		}
+		completeWithFailure(call, operation, attempt, replayed, ex);
+		report(call, operation, attempt.record(), Outcome.FAILED);
+	}
+
+	/**
+	 * Report an attempt that failed or never ran, and release its record for the next
+	 * delivery, whatever the failure.
+	 */
+	void released(Call call, Operation operation, Attempt attempt, Throwable ex) {
 		report(call, operation, attempt.record(), Outcome.FAILED);
 		this.recorder.release(attempt, operation.settings().retention(), ex);
 	}
@@ -423,6 +451,20 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		finally {
 			renewal.stop();
+		}
+	}
+
+	// A failure that duplicates get too: its record completes, fenced like a result
+	private void completeWithFailure(Call call, Operation operation, Attempt attempt, StoredResult stored,
+			Throwable failure) {
+		try {
+			this.recorder.complete(attempt, stored, operation.settings().retention());
+		}
+		catch (IdempotencyLockLostException | IdempotencyCompletionException ex) {
+			report(call, operation, attempt.record(),
+					(ex instanceof IdempotencyLockLostException) ? Outcome.LOCK_LOST : Outcome.STORE_ERROR);
+			ex.addSuppressed(failure);
+			throw ex;
 		}
 	}
 

@@ -1,5 +1,7 @@
 package dev.idempotency.engine;
 
+import java.util.List;
+
 import dev.idempotency.codec.ResultCodec.TypedCodec;
 import dev.idempotency.store.RecordKey;
 import org.jspecify.annotations.Nullable;
@@ -14,13 +16,40 @@ import org.springframework.util.Assert;
  * @param codec codec of its declared result type, or {@code null} for {@code void}
  * @param keySource where its key comes from, for error messages (such as
  * {@code "key expression '#event.id' of Payments.handle(Event)"})
+ * @param replayFailures the exception types stored as the outcome and replayed to
+ * duplicates, in the order given (see
+ * {@link dev.idempotency.Idempotent#replayFailures()})
  */
-public record Operation(String name, OperationSettings settings, @Nullable TypedCodec codec, String keySource) {
+public record Operation(String name, OperationSettings settings, @Nullable TypedCodec codec, String keySource,
+		List<Class<? extends Throwable>> replayFailures) {
 
+	/**
+	 * Create an operation.
+	 * @param name the operation name, valid as {@link #checkName(String)} says
+	 * @param settings its effective settings
+	 * @param codec codec of its declared result type, or {@code null} for {@code void}
+	 * @param keySource where its key comes from, for error messages
+	 * @param replayFailures the exception types stored as the outcome and replayed to
+	 * duplicates, each concrete with a public {@code (String)} constructor
+	 * @throws IllegalArgumentException if one of the replayed failure types cannot be
+	 * constructed from a message, naming it
+	 */
 	public Operation {
 		checkName(name);
 		Assert.notNull(settings, "'settings' must not be null");
 		Assert.hasText(keySource, "'keySource' must not be empty");
+		replayFailures = FailureReplays.check(replayFailures);
+	}
+
+	/**
+	 * Create an operation that stores no failure: every exception releases its record.
+	 * @param name the operation name, valid as {@link #checkName(String)} says
+	 * @param settings its effective settings
+	 * @param codec codec of its declared result type, or {@code null} for {@code void}
+	 * @param keySource where its key comes from, for error messages
+	 */
+	public Operation(String name, OperationSettings settings, @Nullable TypedCodec codec, String keySource) {
+		this(name, settings, codec, keySource, List.of());
 	}
 
 	/**

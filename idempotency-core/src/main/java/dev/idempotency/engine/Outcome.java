@@ -12,8 +12,9 @@ public enum Outcome {
 
 	/**
 	 * An earlier attempt had completed, so the method did not run: its stored result was
-	 * returned, or {@link dev.idempotency.IdempotencyReplayException} thrown if that
-	 * result cannot be replayed.
+	 * returned or its stored failure thrown, or
+	 * {@link dev.idempotency.IdempotencyReplayException} thrown if that outcome cannot be
+	 * replayed.
 	 */
 	REPLAYED,
 
@@ -28,7 +29,8 @@ public enum Outcome {
 	IN_PROGRESS,
 
 	/**
-	 * The method threw; the record was released for a retry.
+	 * The method threw; the record was released for a retry, or completed with the
+	 * failure when its type is one the operation replays.
 	 */
 	FAILED,
 

@@ -92,7 +92,11 @@ class AsyncIdempotentMethodTests {
 	}
 
 	private IdempotencyRecord record(Kind kind) {
-		return this.store.read(new RecordKey(kind.name, this.key)).orElseThrow();
+		return record(kind.name);
+	}
+
+	private IdempotencyRecord record(String name) {
+		return this.store.read(new RecordKey(name, this.key)).orElseThrow();
 	}
 
 	private static Throwable failure(CompletableFuture<?> future) {
@@ -344,6 +348,42 @@ class AsyncIdempotentMethodTests {
 		assertThat(this.outcomes.of("async.refund")).containsExactly(Outcome.EXECUTED, Outcome.KEY_REUSE);
 	}
 
+	@ParameterizedTest
+	@EnumSource(names = { "STAGE", "MONO" })
+	void listedFailureIsStoredAndReplayedAsAFailedStage(Kind kind) throws Exception {
+		CardDeclinedException declined = new CardDeclinedException("insufficient funds");
+		this.work.next = (key) -> CompletableFuture.failedFuture(declined);
+		assertThat(failure(kind.declining(this.payments, this.key))).isSameAs(declined);
+		assertThat(record(kind.declining()).state()).isEqualTo(RecordState.COMPLETED);
+		this.work.next = (key) -> CompletableFuture.completedFuture("charged");
+		CompletableFuture<String> replay = kind.declining(this.payments, this.key);
+		assertThat(failure(replay)).isInstanceOf(CardDeclinedException.class)
+			.isNotSameAs(declined)
+			.hasMessage("insufficient funds");
+		assertThat(this.work.runs).hasValue(1);
+		assertThat(this.outcomes.of(kind.declining())).containsExactly(Outcome.FAILED, Outcome.REPLAYED);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "STAGE", "MONO" })
+	void unlistedFailureOfAMethodThatReplaysFailuresReleases(Kind kind) throws Exception {
+		this.work.next = (key) -> CompletableFuture.failedFuture(new IllegalStateException("gateway down"));
+		assertThat(failure(kind.declining(this.payments, this.key))).isInstanceOf(IllegalStateException.class);
+		assertThat(record(kind.declining()).state()).isEqualTo(RecordState.FAILED);
+		this.work.next = (key) -> CompletableFuture.completedFuture("charged");
+		assertThat(kind.declining(this.payments, this.key).get(10, TimeUnit.SECONDS)).isEqualTo("charged");
+		assertThat(this.work.runs).hasValue(2);
+	}
+
+	@Test
+	void cancelledCallReleasesEvenWhenItsMethodReplaysCancellations() {
+		CompletableFuture<String> pending = new CompletableFuture<>();
+		this.work.next = (key) -> pending;
+		CompletableFuture<String> call = this.payments.cancellable(this.key);
+		call.cancel(true);
+		await().atMost(Duration.ofSeconds(10)).until(() -> record("async.cancellable").state() == RecordState.FAILED);
+	}
+
 	@Test
 	void monoSubscribedTwiceRunsOnceAndReplaysForTheSecondSubscription() {
 		Mono<String> mono = this.payments.mono(this.key);
@@ -426,6 +466,14 @@ class AsyncIdempotentMethodTests {
 
 		abstract CompletableFuture<String> call(Payments payments, String key);
 
+		CompletableFuture<String> declining(Payments payments, String key) {
+			return (this == MONO) ? payments.declineMono(key).toFuture() : payments.decline(key);
+		}
+
+		String declining() {
+			return (this == MONO) ? "async.declineMono" : "async.decline";
+		}
+
 		Kind waiting() {
 			return (this == STAGE || this == STAGE_WAIT) ? STAGE_WAIT : MONO_WAIT;
 		}
@@ -470,6 +518,21 @@ class AsyncIdempotentMethodTests {
 			return Mono.fromFuture(this.work.run(key), false);
 		}
 
+		@Idempotent(key = "#key", name = "async.decline", replayFailures = CardDeclinedException.class)
+		public CompletableFuture<String> decline(String key) {
+			return this.work.run(key);
+		}
+
+		@Idempotent(key = "#key", name = "async.declineMono", replayFailures = CardDeclinedException.class)
+		public Mono<String> declineMono(String key) {
+			return Mono.fromFuture(this.work.run(key), false);
+		}
+
+		@Idempotent(key = "#key", name = "async.cancellable", replayFailures = CancellationException.class)
+		public CompletableFuture<String> cancellable(String key) {
+			return this.work.run(key);
+		}
+
 		@Idempotent(key = "#key", name = "async.emptyMono")
 		public Mono<String> emptyMono(String key) {
 			this.work.runs.incrementAndGet();
@@ -481,6 +544,14 @@ class AsyncIdempotentMethodTests {
 			this.work.runs.incrementAndGet();
 			return CompletableFuture.runAsync(() -> {
 			});
+		}
+
+	}
+
+	public static class CardDeclinedException extends Exception {
+
+		public CardDeclinedException(String message) {
+			super(message);
 		}
 
 	}

@@ -26,7 +26,7 @@ record MemoryRecord(RecordState state, long fence, String owner, boolean takeove
 	}
 
 	MemoryRecord complete(long now, StoredResult result, long retention) {
-		StoredResult copy = new StoredResult(result.body().clone(), result.unreplayableReason());
+		StoredResult copy = copy(result);
 		return new MemoryRecord(RecordState.COMPLETED, this.fence, this.owner, this.takeover, this.started, this.lease,
 				now, this.fingerprint, copy, plus(now, retention));
 	}
@@ -73,7 +73,12 @@ record MemoryRecord(RecordState state, long fence, String owner, boolean takeove
 		if (result == null) {
 			throw new IllegalStateException("A completed record has a result");
 		}
-		return new StoredResult(result.body().clone(), result.unreplayableReason());
+		return copy(result);
+	}
+
+	private static StoredResult copy(StoredResult result) {
+		return new StoredResult(result.body().clone(), result.unreplayableReason(), result.failureType(),
+				result.failureMessage());
 	}
 
 	IdempotencyRecord toRecord(RecordKey key) {

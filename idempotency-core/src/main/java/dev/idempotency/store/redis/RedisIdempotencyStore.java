@@ -177,13 +177,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		byte[] retention = number(request.retention().toMillis());
 		byte[] fingerprintArg = (fingerprint != null) ? fingerprint : NONE;
 		if (!this.replicaAcks.enabled()) {
-			return RedisReplies.acquireResult(
+			return acquireResult(key,
 					execute("acquire", key, this.scripts.acquire(), owner, lease, retention, fingerprintArg));
 		}
 		Acknowledged<List<Object>> reply = executeAcknowledged("acquire", key,
 				() -> this.runner.runThenWait(this.scripts.acquire(), redisKey(key), this.replicaAcks,
 						RedisReplies::isClaimOrReplay, owner, lease, retention, fingerprintArg, ACKNOWLEDGED_REPLAY));
-		AcquireResult result = RedisReplies.acquireResult(reply.reply());
+		AcquireResult result = acquireResult(key, reply.reply());
 		if (!reply.asked() || reply.replicas() >= this.replicaAcks.replicas()) {
 			return result;
 		}
@@ -211,9 +211,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 */
 	@Override
 	public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
-		String reason = result.unreplayableReason();
-		byte[][] args = { utf8(owner), number(fence), millis(retention, "retention"), result.body(),
-				(reason != null) ? utf8(reason) : NONE };
+		byte[][] args = { utf8(owner), number(fence), millis(retention, "retention"), body(result), reason(result) };
 		if (!this.replicaAcks.enabled()) {
 			return TRUE == execute("complete", key, this.scripts.complete(), args);
 		}
@@ -226,6 +224,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 							+ "the method again");
 		}
 		return completed;
+	}
+
+	private static byte[] body(StoredResult result) {
+		return result.isFailure() ? RedisFailures.encode(result) : result.body();
+	}
+
+	private static byte[] reason(StoredResult result) {
+		if (result.isFailure()) {
+			return utf8(RedisFailures.MARKER);
+		}
+		String reason = result.unreplayableReason();
+		Assert.isTrue(!RedisFailures.MARKER.equals(reason), "An unreplayable reason must not be the failure marker");
+		return (reason != null) ? utf8(reason) : NONE;
 	}
 
 	@Override
@@ -385,6 +396,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 		Assert.state(reply.reply() != null, () -> "No reply from Redis to " + operation);
 		return reply;
+	}
+
+	private AcquireResult acquireResult(RecordKey key, List<Object> reply) {
+		try {
+			return RedisReplies.acquireResult(reply);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IdempotencyStoreException("Value under Redis key '" + redisKeyString(key)
+					+ "' is not an idempotency record: " + ex.getMessage() + "; evict it or use another key prefix",
+					ex);
+		}
 	}
 
 	private IdempotencyStoreException tooFewAcks(String write, RecordKey key, long acknowledged, String consequence) {

@@ -61,8 +61,16 @@ final class RedisReplies {
 				(ttl >= 0) ? Instant.ofEpochMilli(now + ttl) : null));
 	}
 
+	/**
+	 * Return the outcome in a reply of {@code acquire.lua} that found a completed record.
+	 * @throws IllegalArgumentException if the record holds a failure that does not
+	 * decode, saying why
+	 */
 	private static StoredResult storedResult(List<Object> reply) {
 		byte[] reason = (byte[]) reply.get(3);
+		if (RedisFailures.isFailure(reason)) {
+			return RedisFailures.decode((byte[]) reply.get(2));
+		}
 		if (reason.length > 0) {
 			return StoredResult.unreplayable(new String(reason, StandardCharsets.UTF_8));
 		}

@@ -143,6 +143,82 @@ public abstract class IdempotencyStoreContractTests {
 	}
 
 	@Test
+	void failureIsReplayedWithItsTypeAndMessage() {
+		String message = "card declined: ünïcødé ✓ 🃏\r\nsecond line\ttab \0 nul";
+		this.store.acquire(this.key, request("a"));
+		assertThat(this.store.complete(this.key, "a", 1,
+				StoredResult.failure("com.example.CardDeclinedException", message), RETENTION))
+			.isTrue();
+		Completed completed = (Completed) this.store.acquire(this.key, request("b"));
+		assertThat(completed.fence()).isEqualTo(1);
+		assertThat(completed.result().isFailure()).isTrue();
+		assertThat(completed.result().isReplayable()).isFalse();
+		assertThat(completed.result().failureType()).isEqualTo("com.example.CardDeclinedException");
+		assertThat(completed.result().failureMessage()).isEqualTo(message);
+		assertThat(completed.result().unreplayableReason()).isNull();
+		assertThat(completed.result().body()).isEmpty();
+	}
+
+	@Test
+	void failureWithoutMessageIsReplayedWithoutMessageAndAnEmptyOneAsEmpty() {
+		RecordKey empty = newKey();
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.failure("com.example.Declined", null), RETENTION);
+		this.store.acquire(empty, request("a"));
+		this.store.complete(empty, "a", 1, StoredResult.failure("com.example.Declined", ""), RETENTION);
+		StoredResult withoutMessage = ((Completed) this.store.acquire(this.key, request("b"))).result();
+		assertThat(withoutMessage.failureType()).isEqualTo("com.example.Declined");
+		assertThat(withoutMessage.failureMessage()).isNull();
+		assertThat(((Completed) this.store.acquire(empty, request("b"))).result().failureMessage()).isEmpty();
+	}
+
+	@Test
+	void resultsAndUnreplayableReasonsAreNeverFailures() {
+		RecordKey unreplayable = newKey();
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.of(bytes("\0failure")), RETENTION);
+		this.store.acquire(unreplayable, request("a"));
+		this.store.complete(unreplayable, "a", 1, StoredResult.unreplayable("failure"), RETENTION);
+		assertThat(((Completed) this.store.acquire(this.key, request("b"))).result().isFailure()).isFalse();
+		assertThat(((Completed) this.store.acquire(unreplayable, request("b"))).result().isFailure()).isFalse();
+	}
+
+	@Test
+	void staleOwnersFailureCannotOverwriteItsSuccessorsResult() {
+		this.store.acquire(this.key, new AcquireRequest("zombie", SHORT, RETENTION, null));
+		poll(() -> this.store.acquire(this.key, request("successor")), Acquired.class::isInstance);
+		StoredResult zombies = StoredResult.failure("com.example.Declined", "zombie's");
+		assertThat(this.store.complete(this.key, "zombie", 1, zombies, RETENTION)).isFalse();
+		assertThat(this.store.complete(this.key, "successor", 2, StoredResult.of(bytes("successor")), RETENTION))
+			.isTrue();
+		assertThat(this.store.complete(this.key, "zombie", 1, zombies, RETENTION)).isFalse();
+		Completed completed = (Completed) this.store.acquire(this.key, request("c"));
+		assertThat(completed.fence()).isEqualTo(2);
+		assertThat(completed.result().isFailure()).isFalse();
+		assertThat(completed.result().body()).isEqualTo(bytes("successor"));
+	}
+
+	@Test
+	void completeWithAFailureIsIdempotentForTheSameOwner() {
+		this.store.acquire(this.key, request("a"));
+		StoredResult failure = StoredResult.failure("com.example.Declined", "first");
+		assertThat(this.store.complete(this.key, "a", 1, failure, RETENTION)).isTrue();
+		assertThat(this.store.complete(this.key, "a", 1, failure, RETENTION)).isTrue();
+		assertThat(((Completed) this.store.acquire(this.key, request("b"))).result().failureMessage())
+			.isEqualTo("first");
+	}
+
+	@Test
+	void readDescribesCompletedFailureAsCompletedWithoutAReplayableResult() {
+		this.store.acquire(this.key, request("a"));
+		this.store.complete(this.key, "a", 1, StoredResult.failure("com.example.Declined", "no"), RETENTION);
+		IdempotencyRecord record = this.store.read(this.key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.completedAt()).isNotNull();
+		assertThat(record.resultStored()).isFalse();
+	}
+
+	@Test
 	void concurrentAcquiresHaveExactlyOneWinner() throws Exception {
 		int threads = 32;
 		ExecutorService executor = Executors.newFixedThreadPool(threads);
