@@ -167,8 +167,8 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 			.execute(() -> stop(renewal, attempt, takeover, value, failure)));
 	}
 
-	// Runs on the thread that completes the method's stage; the caller's future completes
-	// only once the record has.
+	// Runs on the thread that completes the method's stage, or one of the engine's when
+	// that is an event loop; the caller's future completes only once the record has.
 	private void stop(Renewal renewal, Attempt attempt, boolean takeover, @Nullable Object value,
 			@Nullable Throwable failure) {
 		Throwable error = failure;
