@@ -118,10 +118,12 @@ public @interface Idempotent {
 	 * the listed type, made through its public {@code (String)} constructor with the
 	 * stored message ({@code null} when the original had none), and the method does not
 	 * run. Every other exception releases the record so that the next delivery runs the
-	 * method again. For a method that returns a {@code CompletionStage} or a
-	 * {@code Mono}, the failure its stage or {@code Mono} ends with counts the same way,
-	 * and duplicates get a failed stage or {@code Mono}; a cancelled call always
-	 * releases.
+	 * method again, and so does this library's own {@link IdempotencyException} (from a
+	 * nested idempotent call, say) even when a listed type such as
+	 * {@code RuntimeException} covers it. For a method that returns a
+	 * {@code CompletionStage} or a {@code Mono}, the failure its stage or {@code Mono}
+	 * ends with counts the same way, and duplicates get a failed stage or {@code Mono}; a
+	 * cancelled call always releases.
 	 * <p>
 	 * Only listed types are ever instantiated from stored data. A stored type that is no
 	 * longer listed fails a duplicate with {@link IdempotencyReplayException}. Startup

@@ -9,6 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyReplayException;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.StoredResult;
@@ -65,7 +66,9 @@ final class FailureReplays {
 	 */
 	static @Nullable Class<? extends Throwable> listedType(Operation operation, Throwable failure) {
 		List<Class<? extends Throwable>> listed = operation.replayFailures();
-		if (listed.isEmpty()) {
+		// The library's own exceptions (a nested call in progress, a store down) say
+		// nothing final about this call, even when a broad listed type covers them.
+		if (listed.isEmpty() || failure instanceof IdempotencyException) {
 			return null;
 		}
 		for (Class<?> type = failure.getClass(); type != null; type = type.getSuperclass()) {

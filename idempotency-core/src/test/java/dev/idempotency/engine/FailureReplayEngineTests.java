@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyContext;
+import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyReplayException;
 import dev.idempotency.IdempotencyStoreException;
@@ -149,6 +150,18 @@ abstract class FailureReplayEngineTests {
 			return "charged";
 		})).isEqualTo("charged");
 		assertThat(fences).containsExactly(1L, 2L);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED, Outcome.EXECUTED);
+	}
+
+	@Test
+	void libraryExceptionsReleaseEvenWhenABroadListedTypeCoversThem() throws Throwable {
+		Operation operation = operation(REJECT, RuntimeException.class);
+		IdempotencyInProgressException nested = new IdempotencyInProgressException("nested", "n",
+				Duration.ofSeconds(5));
+		assertThatExceptionOfType(IdempotencyInProgressException.class).isThrownBy(() -> call(operation, "k", () -> {
+			throw nested;
+		})).isSameAs(nested);
+		assertThat(call(operation, "k", () -> "charged")).isEqualTo("charged");
 		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED, Outcome.EXECUTED);
 	}
 
