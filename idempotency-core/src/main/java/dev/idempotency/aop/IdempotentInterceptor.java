@@ -11,6 +11,9 @@ import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.codec.PayloadFingerprinter;
 import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.Invocation;
+import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.RequestBinding.BoundRequest;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.BeanResolver;
@@ -33,6 +36,8 @@ final class IdempotentInterceptor implements MethodInterceptor {
 
 	private final @Nullable BeanResolver beanResolver;
 
+	private Supplier<@Nullable RequestBinding> requestBinding = () -> null;
+
 	IdempotentInterceptor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
 			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
 		this.operations = operations;
@@ -51,14 +56,36 @@ final class IdempotentInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
-		Object key = evaluate(operation, "key", operation.keyExpression(), operation.key(), context);
 		Expression payload = operation.payload();
 		// Computed by the engine, which counts a failure like any refused call
 		Fingerprint fingerprint = (payload != null)
 				? () -> this.fingerprinter.obtain()
 					.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context))
 				: null;
-		return this.engine.obtain().execute(operation.operation(), key, fingerprint, invocation::proceed);
+		Expression key = operation.key();
+		if (key == null) {
+			BoundRequest request = bindRequest(operation);
+			return this.engine.obtain()
+				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
+		}
+		Object keyValue = evaluate(operation, "key", operation.keyExpression(), key, context);
+		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, invocation::proceed);
+	}
+
+	// Resolved when the handler is called, while its request is bound to the thread, and
+	// kept with the call for a replay that comes later
+	private BoundRequest bindRequest(IdempotentOperation operation) {
+		RequestBinding binding = this.requestBinding.get();
+		if (binding == null) {
+			throw new IdempotencyKeyException("Operation '" + operation.name() + "' on "
+					+ ExpressionParsing.describe(operation.method()) + " takes its key from the request, but the "
+					+ "application serves no Spring MVC or WebFlux requests; the method was not called");
+		}
+		return binding.bind(operation.name());
+	}
+
+	void setRequestBinding(Supplier<@Nullable RequestBinding> requestBinding) {
+		this.requestBinding = requestBinding;
 	}
 
 	private static @Nullable Object evaluate(IdempotentOperation operation, String attribute, @Nullable String text,
@@ -71,6 +98,20 @@ final class IdempotentInterceptor implements MethodInterceptor {
 					+ "' of operation '" + operation.name() + "' on " + ExpressionParsing.describe(operation.method())
 					+ "; the method was not called: " + ex.getMessage(), ex);
 		}
+	}
+
+	private record RequestInvocation(MethodInvocation invocation, BoundRequest request) implements Invocation {
+
+		@Override
+		public @Nullable Object proceed() throws Throwable {
+			return this.invocation.proceed();
+		}
+
+		@Override
+		public void replayed() {
+			this.request.replayed();
+		}
+
 	}
 
 }

@@ -21,6 +21,8 @@ import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.Operation;
 import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.engine.OperationSettings;
+import dev.idempotency.web.RequestHandlers;
+import dev.idempotency.web.ResponseEntityResultCodec;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -70,7 +72,8 @@ public class IdempotentOperationSource {
 	public IdempotentOperationSource(IdempotencyDefaults defaults, ResultCodec codec,
 			@Nullable StringValueResolver valueResolver) {
 		this.defaults = defaults;
-		this.codec = codec;
+		// So that a request handler's ResponseEntity replays with its status and headers
+		this.codec = ResponseEntityResultCodec.wrap(codec);
 		this.valueResolver = valueResolver;
 	}
 
@@ -163,14 +166,21 @@ public class IdempotentOperationSource {
 		checkName(name, annotation, specific);
 		Map<String, Integer> indexes = argumentIndexes(specific);
 		boolean namesKnown = this.parameterNames.getParameterNames(specific) != null;
-		Expression key = ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
-		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload() : null;
+		boolean keyFromRequest = !StringUtils.hasText(annotation.key());
+		if (keyFromRequest) {
+			checkRequestHandler(specific, userClass);
+		}
+		Expression key = keyFromRequest ? null
+				: ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
+		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload()
+				: (keyFromRequest || RequestHandlers.isHandler(specific, userClass)) ? requestBody(specific) : null;
 		Expression payload = (payloadText != null)
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
 		TypedCodec typedCodec = codecFor(specific, userClass);
 		Operation operation = new Operation(name, settings, typedCodec,
-				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific));
+				(keyFromRequest ? "the request's idempotency key header" : "key expression '" + annotation.key() + "'")
+						+ " of " + ExpressionParsing.describe(specific));
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
 				operation, key, payload, indexes);
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
@@ -180,6 +190,21 @@ public class IdempotentOperationSource {
 					+ ": give one of them another name, or their keys would collide");
 		}
 		return resolved;
+	}
+
+	private static void checkRequestHandler(Method method, Class<?> userClass) {
+		if (!RequestHandlers.isHandler(method, userClass)) {
+			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+					+ " has no key: give it a key expression; only a request handler method (a @RequestMapping-family "
+					+ "method of a @Controller) may omit it, to take the key from the request's header");
+		}
+	}
+
+	// A handler's payload is its request body, as positional SpEL so that it needs no
+	// parameter names
+	private static @Nullable String requestBody(Method method) {
+		int index = RequestHandlers.requestBodyIndex(method);
+		return (index >= 0) ? "#p" + index : null;
 	}
 
 	private static void checkName(String name, Idempotent annotation, Method method) {
