@@ -173,7 +173,8 @@ public class IdempotentOperationSource {
 		Expression key = keyFromRequest ? null
 				: ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
 		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload()
-				: (keyFromRequest || RequestHandlers.isHandler(specific, userClass)) ? requestBody(specific) : null;
+				: (keyFromRequest || RequestHandlers.isHandler(specific, userClass))
+						? requestBody(specific, keyFromRequest) : null;
 		Expression payload = (payloadText != null)
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
@@ -201,10 +202,24 @@ public class IdempotentOperationSource {
 	}
 
 	// A handler's payload is its request body, as positional SpEL so that it needs no
-	// parameter names
-	private static @Nullable String requestBody(Method method) {
+	// parameter names. A body that arrives after the call (a Mono) cannot be; a handler
+	// with a key of its own then goes without, as before it had a default payload.
+	private static @Nullable String requestBody(Method method, boolean keyFromRequest) {
 		int index = RequestHandlers.requestBodyIndex(method);
-		return (index >= 0) ? "#p" + index : null;
+		if (index < 0) {
+			return null;
+		}
+		if (RequestHandlers.isDeferredBody(method, index)) {
+			if (keyFromRequest) {
+				throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+						+ " would fingerprint its @RequestBody, but that is a "
+						+ method.getParameterTypes()[index].getSimpleName()
+						+ " whose value arrives only after the call: declare the body's own type, "
+						+ "or give the annotation a payload expression");
+			}
+			return null;
+		}
+		return "#p" + index;
 	}
 
 	private static void checkName(String name, Idempotent annotation, Method method) {

@@ -2,6 +2,7 @@ package dev.idempotency.web;
 
 import java.lang.reflect.Method;
 
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
@@ -32,6 +33,18 @@ public final class RequestHandlers {
 	public static boolean isHandler(Method method, Class<?> targetClass) {
 		return WEB_PRESENT && AnnotatedElementUtils.hasAnnotation(targetClass, Controller.class)
 				&& AnnotatedElementUtils.findMergedAnnotation(method, RequestMapping.class) != null;
+	}
+
+	/**
+	 * Return whether the request body parameter of a handler arrives only after the call,
+	 * as a {@code Mono}, a {@code Flux} or another type that Spring's
+	 * {@link ReactiveAdapterRegistry} adapts, so that it cannot be fingerprinted.
+	 * @param method the handler method
+	 * @param index the position of its {@code @RequestBody} parameter
+	 * @return whether the body is deferred
+	 */
+	public static boolean isDeferredBody(Method method, int index) {
+		return ReactiveAdapterRegistry.getSharedInstance().getAdapter(method.getParameterTypes()[index]) != null;
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.idempotency.aop;
 import java.lang.reflect.Method;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.codec.JacksonResultCodec;
@@ -77,6 +78,18 @@ class RequestHandlerOperationsTests {
 			.withMessageContaining("only a request handler method");
 	}
 
+	@Test
+	void handlerWithoutKeyWhoseBodyArrivesAfterTheCallFailsStartup() {
+		assertThatIllegalStateException().isThrownBy(() -> operation(DeferredBodies.class, "pay"))
+			.withMessageContaining(DeferredBodies.class.getName() + ".pay(Mono)")
+			.withMessageContaining("a Mono whose value arrives only after the call");
+	}
+
+	@Test
+	void handlerWithAKeyWhoseBodyArrivesAfterTheCallHasNoPayload() {
+		assertThat(operation(DeferredBodies.class, "keyed").payload()).isNull();
+	}
+
 	private IdempotentOperation operation(Class<?> type, String name) {
 		Method method = ReflectionUtils.findMethod(type, name, (Class<?>[]) null);
 		IdempotentOperation operation = this.source.getOperation(method, type);
@@ -148,6 +161,23 @@ class RequestHandlerOperationsTests {
 		@Idempotent
 		public String pay(@RequestBody String value) {
 			return value;
+		}
+
+	}
+
+	@RestController
+	static class DeferredBodies {
+
+		@PostMapping("/deferred")
+		@Idempotent
+		public String pay(@RequestBody Mono<Order> order) {
+			return "paid";
+		}
+
+		@PostMapping("/deferred/{id}")
+		@Idempotent(key = "#id")
+		public String keyed(@PathVariable String id, @RequestBody Mono<Order> order) {
+			return id;
 		}
 
 	}
