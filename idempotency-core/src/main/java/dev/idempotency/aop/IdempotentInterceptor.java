@@ -1,6 +1,8 @@
 package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -14,6 +16,8 @@ import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.Invocation;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestBinding.BoundRequest;
+import dev.idempotency.web.RequestBinding.Response;
+import dev.idempotency.web.RequestHandlers;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.BeanResolver;
@@ -37,6 +41,8 @@ final class IdempotentInterceptor implements MethodInterceptor {
 	private final @Nullable BeanResolver beanResolver;
 
 	private Supplier<@Nullable RequestBinding> requestBinding = () -> null;
+
+	private final Map<Method, Boolean> handlers = new ConcurrentHashMap<>();
 
 	IdempotentInterceptor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
 			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
@@ -69,7 +75,20 @@ final class IdempotentInterceptor implements MethodInterceptor {
 				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
 		}
 		Object keyValue = evaluate(operation, "key", operation.keyExpression(), key, context);
-		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, invocation::proceed);
+		Response response = handlerResponse(operation);
+		Invocation work = (response != null) ? new RequestInvocation(invocation, response) : invocation::proceed;
+		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, work);
+	}
+
+	// The response of a request handler with a key of its own, so that its replays are
+	// marked too; never the response of a request that merely calls this method
+	private @Nullable Response handlerResponse(IdempotentOperation operation) {
+		RequestBinding binding = this.requestBinding.get();
+		if (binding == null || !this.handlers.computeIfAbsent(operation.method(),
+				(method) -> RequestHandlers.isHandler(method, operation.targetClass()))) {
+			return null;
+		}
+		return binding.currentResponse();
 	}
 
 	// Resolved when the handler is called, while its request is bound to the thread, and
@@ -100,7 +119,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private record RequestInvocation(MethodInvocation invocation, BoundRequest request) implements Invocation {
+	private record RequestInvocation(MethodInvocation invocation, Response response) implements Invocation {
 
 		@Override
 		public @Nullable Object proceed() throws Throwable {
@@ -109,7 +128,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 
 		@Override
 		public void replayed() {
-			this.request.replayed();
+			this.response.replayed();
 		}
 
 	}

@@ -1,5 +1,7 @@
 package dev.idempotency.web;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.idempotency.IdempotencyKeyException;
 
 /**
@@ -20,22 +22,36 @@ public interface RequestBinding {
 	BoundRequest bind(String operation);
 
 	/**
-	 * A request, resolved when its handler is called and kept for the whole call, even
-	 * when the call replays later on another thread.
+	 * Return the response of the request being handled on the current thread, for a
+	 * request handler with a key expression of its own, whose replays are marked too.
+	 * @return the response, or {@code null} when no request is bound to the thread
 	 */
-	interface BoundRequest {
+	@Nullable Response currentResponse();
 
-		/**
-		 * Return the idempotency key of the request, scoped to its principal.
-		 * @return the key as the operation stores it
-		 */
-		String key();
+	/**
+	 * The response to a request, kept for the whole call, even when the call replays
+	 * later on another thread.
+	 */
+	interface Response {
 
 		/**
 		 * Mark the response as a replay of an earlier one: set the
 		 * {@value IdempotencyProblems#REPLAYED_HEADER} header to {@code true}.
 		 */
 		void replayed();
+
+	}
+
+	/**
+	 * A request, resolved when its handler is called and kept for the whole call.
+	 */
+	interface BoundRequest extends Response {
+
+		/**
+		 * Return the idempotency key of the request, scoped to its principal.
+		 * @return the key as the operation stores it
+		 */
+		String key();
 
 	}
 

@@ -89,9 +89,7 @@ class IdempotencyWebAutoConfigurationTests {
 	@Test
 	void applicationsOwnAdviceAndBindingReplaceTheDefaults() {
 		this.servlet.withBean("ownAdvice", IdempotencyProblemAdvice.class, IdempotencyProblemAdvice::new)
-			.withBean("ownBinding", RequestBinding.class, () -> (operation) -> {
-				throw new IllegalStateException();
-			})
+			.withBean("ownBinding", RequestBinding.class, OwnBinding::new)
 			.run((context) -> {
 				assertThat(context).hasSingleBean(IdempotencyProblemAdvice.class).hasBean("ownAdvice");
 				assertThat(context).hasSingleBean(RequestBinding.class).hasBean("ownBinding");
@@ -123,6 +121,20 @@ class IdempotencyWebAutoConfigurationTests {
 		@Idempotent(name = "charges")
 		public String charge(String id) {
 			return id;
+		}
+
+	}
+
+	static class OwnBinding implements RequestBinding {
+
+		@Override
+		public BoundRequest bind(String operation) {
+			throw new IllegalStateException();
+		}
+
+		@Override
+		public Response currentResponse() {
+			return null;
 		}
 
 	}

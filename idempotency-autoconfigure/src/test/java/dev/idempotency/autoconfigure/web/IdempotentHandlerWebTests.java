@@ -30,11 +30,13 @@ import dev.idempotency.web.IdempotencyProblems;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -121,6 +123,36 @@ abstract class IdempotentHandlerWebTests {
 		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
 		assertThat(retry.body()).isEqualTo(first.body());
 		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void retryOfHandlerWithAKeyExpressionIsMarkedReplayedToo() throws Exception {
+		String order = newKey();
+		HttpResponse<byte[]> first = send(HttpRequest.newBuilder(uri("/orders/" + order))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString("{\"account\":\"acc-k\",\"amount\":2}"))
+			.build());
+		HttpResponse<byte[]> retry = send(HttpRequest.newBuilder(uri("/orders/" + order))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString("{\"account\":\"acc-k\",\"amount\":2}"))
+			.build());
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(order)).isEqualTo(1);
+	}
+
+	@Test
+	void replayOfAMethodThatAHandlerCallsDoesNotMarkTheResponse() throws Exception {
+		String id = newKey();
+		HttpResponse<byte[]> first = send(HttpRequest.newBuilder(uri("/lookups/" + id)).GET().build());
+		HttpResponse<byte[]> second = send(HttpRequest.newBuilder(uri("/lookups/" + id)).GET().build());
+		assertThat(second.statusCode()).isEqualTo(200);
+		assertThat(second.body()).isEqualTo(first.body());
+		assertThat(second.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+		assertThat(this.payments.executions("lookup-" + id)).isEqualTo(1);
 	}
 
 	@Test
@@ -283,8 +315,30 @@ abstract class IdempotentHandlerWebTests {
 
 	}
 
+	static class Lookups {
+
+		private final Payments payments;
+
+		Lookups(@Lazy Payments payments) {
+			this.payments = payments;
+		}
+
+		@Idempotent(name = "web.lookups", key = "#id")
+		public Receipt find(String id) {
+			this.payments.count("lookup-" + id);
+			return new Receipt(UUID.randomUUID().toString(), id, 0);
+		}
+
+	}
+
 	@RestController
 	static class Payments {
+
+		private final Lookups lookups;
+
+		Payments(Lookups lookups) {
+			this.lookups = lookups;
+		}
 
 		private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
 
@@ -312,6 +366,20 @@ abstract class IdempotentHandlerWebTests {
 			return new Receipt(id + "-" + UUID.randomUUID(), request.account(), request.amount());
 		}
 
+		@PostMapping("/orders/{order}")
+		@Idempotent(name = "web.orders", key = "#order")
+		ResponseEntity<Receipt> order(@PathVariable String order, @RequestBody PayRequest request)
+				throws InterruptedException {
+			execute(order);
+			return ResponseEntity.created(URI.create("/orders/" + order))
+				.body(new Receipt(UUID.randomUUID().toString(), request.account(), request.amount()));
+		}
+
+		@GetMapping("/lookups/{id}")
+		Receipt lookup(@PathVariable String id) {
+			return this.lookups.find(id);
+		}
+
 		private void execute(String header) throws InterruptedException {
 			String key = unquoted(header);
 			this.total.incrementAndGet();
@@ -328,6 +396,10 @@ abstract class IdempotentHandlerWebTests {
 				return header;
 			}
 			return header.substring(1, header.length() - 1).replace("\\\"", "\"").replace("\\\\", "\\");
+		}
+
+		void count(String key) {
+			this.executions.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
 		}
 
 		CountDownLatch hold(String key) {

@@ -25,7 +25,7 @@ class WebMvcIdempotentHandlerTests extends IdempotentHandlerWebTests {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import({ Payments.class, OwnErrors.class, OwnErrorsAdvice.class, TestUserFilter.class })
+	@Import({ Payments.class, Lookups.class, OwnErrors.class, OwnErrorsAdvice.class, TestUserFilter.class })
 	static class TestApplication {
 
 	}

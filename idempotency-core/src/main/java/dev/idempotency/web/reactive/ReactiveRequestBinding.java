@@ -2,6 +2,8 @@ package dev.idempotency.web.reactive;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.web.IdempotencyProblems;
 import dev.idempotency.web.KeyScope;
@@ -45,14 +47,30 @@ public class ReactiveRequestBinding implements RequestBinding {
 		List<String> values = exchange.getRequest().getHeaders().getOrEmpty(this.keys.header());
 		String principal = (this.keys.scope() == KeyScope.PRINCIPAL && !values.isEmpty())
 				? IdempotencyWebFilter.principal(exchange) : null;
-		return new ExchangeBoundRequest(this.keys.key(operation, values, principal), exchange.getResponse());
+		return new ExchangeBoundRequest(this.keys.key(operation, values, principal),
+				new ExchangeResponse(exchange.getResponse()));
 	}
 
-	private record ExchangeBoundRequest(String key, ServerHttpResponse response) implements BoundRequest {
+	@Override
+	public @Nullable Response currentResponse() {
+		ServerWebExchange exchange = ExchangeHolder.get();
+		return (exchange != null) ? new ExchangeResponse(exchange.getResponse()) : null;
+	}
+
+	private record ExchangeResponse(ServerHttpResponse response) implements Response {
 
 		@Override
 		public void replayed() {
 			this.response.getHeaders().set(IdempotencyProblems.REPLAYED_HEADER, "true");
+		}
+
+	}
+
+	private record ExchangeBoundRequest(String key, ExchangeResponse response) implements BoundRequest {
+
+		@Override
+		public void replayed() {
+			this.response.replayed();
 		}
 
 	}

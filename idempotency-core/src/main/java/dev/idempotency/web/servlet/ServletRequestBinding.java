@@ -47,16 +47,32 @@ public class ServletRequestBinding implements RequestBinding {
 		Principal principal = request.getUserPrincipal();
 		String key = this.keys.key(operation, Collections.list(request.getHeaders(this.keys.header())),
 				(principal != null) ? principal.getName() : null);
-		return new ServletBoundRequest(key, servlet.getResponse());
+		return new ServletBoundRequest(key, new ServletResponse(servlet.getResponse()));
 	}
 
-	private record ServletBoundRequest(String key, @Nullable HttpServletResponse response) implements BoundRequest {
+	@Override
+	public @Nullable Response currentResponse() {
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		return (attributes instanceof ServletRequestAttributes servlet) ? new ServletResponse(servlet.getResponse())
+				: null;
+	}
+
+	private record ServletResponse(@Nullable HttpServletResponse response) implements Response {
 
 		@Override
 		public void replayed() {
 			if (this.response != null) {
 				this.response.setHeader(IdempotencyProblems.REPLAYED_HEADER, "true");
 			}
+		}
+
+	}
+
+	private record ServletBoundRequest(String key, ServletResponse response) implements BoundRequest {
+
+		@Override
+		public void replayed() {
+			this.response.replayed();
 		}
 
 	}
