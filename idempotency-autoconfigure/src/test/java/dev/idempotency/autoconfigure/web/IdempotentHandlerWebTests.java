@@ -37,6 +37,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -123,6 +124,27 @@ abstract class IdempotentHandlerWebTests {
 		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
 		assertThat(retry.body()).isEqualTo(first.body());
 		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void retryOfHandlerOfFormDataReplays() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = send(form(key));
+		HttpResponse<byte[]> retry = send(form(key));
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(json.readTree(first.body()).get("account").asString()).isEqualTo("acc-form");
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	private HttpRequest form(String key) {
+		return HttpRequest.newBuilder(uri("/forms"))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.header(IdempotencyProblems.KEY_HEADER, key)
+			.POST(HttpRequest.BodyPublishers.ofString("account=acc-form&amount=4"))
+			.build();
 	}
 
 	@Test
@@ -373,6 +395,15 @@ abstract class IdempotentHandlerWebTests {
 			execute(order);
 			return ResponseEntity.created(URI.create("/orders/" + order))
 				.body(new Receipt(UUID.randomUUID().toString(), request.account(), request.amount()));
+		}
+
+		@PostMapping(path = "/forms", consumes = "application/x-www-form-urlencoded")
+		@Idempotent(name = "web.forms")
+		ResponseEntity<Receipt> form(@ModelAttribute PayRequest form,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/forms/1"))
+				.body(new Receipt(UUID.randomUUID().toString(), form.account(), form.amount()));
 		}
 
 		@GetMapping("/lookups/{id}")

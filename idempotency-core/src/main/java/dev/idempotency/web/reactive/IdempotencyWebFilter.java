@@ -3,17 +3,12 @@ package dev.idempotency.web.reactive;
 import java.security.Principal;
 
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.idempotency.web.KeyScope;
 import dev.idempotency.web.RequestKeys;
-import dev.idempotency.web.reactive.ExchangeBoundBody.ExchangeReference;
 
 import org.springframework.core.Ordered;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.Assert;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -25,10 +20,10 @@ import org.springframework.web.server.WebFilterChain;
  * whichever thread completes its arguments, with no request bound to that thread.
  * <p>
  * The filter holds the exchange on the current thread while it subscribes to the rest of
- * the chain, and while the request body delivers each of its signals (a handler with a
- * {@code @RequestBody} is called from the signal that completes the body), and puts it in
- * the chain's Reactor context. For a request with the key header, with
- * {@link KeyScope#PRINCIPAL}, it resolves the principal first, as
+ * the chain, and while the request body, form data and multipart data deliver each of
+ * their signals (a handler with a {@code @RequestBody} is called from the signal that
+ * completes the body), and puts it in the chain's Reactor context. For a request with the
+ * key header, with {@link KeyScope#PRINCIPAL}, it resolves the principal first, as
  * {@link ServerWebExchange#getPrincipal()} is asynchronous, and keeps its name on the
  * exchange. It runs last of the web filters so that it sees the principal every other
  * filter sets. A handler called on another scheduler (such as WebFlux's blocking
@@ -57,10 +52,8 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		ExchangeReference reference = new ExchangeReference(exchange);
-		ServerWebExchange bound = exchange.mutate().request(new BoundRequest(exchange.getRequest(), reference)).build();
-		reference.set(bound);
-		Mono<Void> rest = new ExchangeBoundMono(Mono.defer(() -> chain.filter(bound))
+		BoundExchange bound = new BoundExchange(exchange);
+		Mono<Void> rest = new BoundExchange.BoundMono<>(Mono.defer(() -> chain.filter(bound))
 			.contextWrite((context) -> context.put(ExchangeHolder.CONTEXT_KEY, bound)), bound);
 		if (this.keys.scope() == KeyScope.NONE
 				|| !exchange.getRequest().getHeaders().containsHeader(this.keys.header())) {
@@ -90,22 +83,6 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 	}
 
 	private record ResolvedPrincipal(@Nullable String name) {
-
-	}
-
-	private static final class BoundRequest extends ServerHttpRequestDecorator {
-
-		private final ExchangeReference exchange;
-
-		BoundRequest(ServerHttpRequest delegate, ExchangeReference exchange) {
-			super(delegate);
-			this.exchange = exchange;
-		}
-
-		@Override
-		public Flux<DataBuffer> getBody() {
-			return new ExchangeBoundBody(super.getBody(), this.exchange);
-		}
 
 	}
 
