@@ -5,10 +5,14 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.IdempotencyKeyReuseException;
 
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.method.annotation.ExceptionHandlerMethodResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,6 +46,25 @@ class IdempotencyProblemAdviceTests {
 		assertThat(response.getStatusCode().value()).isEqualTo(422);
 		assertThat(response.getBody().getType().toString()).isEqualTo(IdempotencyProblems.KEY_REUSED);
 		assertThat(response.getBody().getDetail()).doesNotContain("alice");
+	}
+
+	@Test
+	void subclassOverridingAMappingKeepsItAsAnExceptionHandlerAndTheOthers() throws Exception {
+		ExceptionHandlerMethodResolver resolver = new ExceptionHandlerMethodResolver(OwnAdvice.class);
+		assertThat(resolver.resolveMethodByThrowable(new IdempotencyKeyException("no key")))
+			.isEqualTo(OwnAdvice.class.getMethod("invalidKey", IdempotencyKeyException.class));
+		assertThat(resolver.resolveMethodByThrowable(new IdempotencyKeyReuseException("payments", "k")))
+			.isEqualTo(IdempotencyProblemAdvice.class.getMethod("keyReused", IdempotencyKeyReuseException.class));
+		assertThat(AnnotatedElementUtils.hasAnnotation(OwnAdvice.class, ControllerAdvice.class)).isTrue();
+	}
+
+	static class OwnAdvice extends IdempotencyProblemAdvice {
+
+		@Override
+		public ResponseEntity<ProblemDetail> invalidKey(IdempotencyKeyException ex) {
+			return ResponseEntity.badRequest().build();
+		}
+
 	}
 
 }
