@@ -1,6 +1,8 @@
 package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -11,6 +13,11 @@ import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.codec.PayloadFingerprinter;
 import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.Invocation;
+import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.RequestBinding.BoundRequest;
+import dev.idempotency.web.RequestBinding.Response;
+import dev.idempotency.web.RequestHandlers;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.BeanResolver;
@@ -33,6 +40,10 @@ final class IdempotentInterceptor implements MethodInterceptor {
 
 	private final @Nullable BeanResolver beanResolver;
 
+	private Supplier<@Nullable RequestBinding> requestBinding = () -> null;
+
+	private final Map<Method, Boolean> handlers = new ConcurrentHashMap<>();
+
 	IdempotentInterceptor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
 			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
 		this.operations = operations;
@@ -51,14 +62,49 @@ final class IdempotentInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
-		Object key = evaluate(operation, "key", operation.keyExpression(), operation.key(), context);
 		Expression payload = operation.payload();
 		// Computed by the engine, which counts a failure like any refused call
 		Fingerprint fingerprint = (payload != null)
 				? () -> this.fingerprinter.obtain()
 					.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context))
 				: null;
-		return this.engine.obtain().execute(operation.operation(), key, fingerprint, invocation::proceed);
+		Expression key = operation.key();
+		if (key == null) {
+			BoundRequest request = bindRequest(operation);
+			return this.engine.obtain()
+				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
+		}
+		Object keyValue = evaluate(operation, "key", operation.keyExpression(), key, context);
+		Response response = handlerResponse(operation);
+		Invocation work = (response != null) ? new RequestInvocation(invocation, response) : invocation::proceed;
+		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, work);
+	}
+
+	// The response of a request handler with a key of its own, so that its replays are
+	// marked too; never the response of a request that merely calls this method
+	private @Nullable Response handlerResponse(IdempotentOperation operation) {
+		RequestBinding binding = this.requestBinding.get();
+		if (binding == null || !this.handlers.computeIfAbsent(operation.method(),
+				(method) -> RequestHandlers.isHandler(method, operation.targetClass()))) {
+			return null;
+		}
+		return binding.currentResponse();
+	}
+
+	// Resolved when the handler is called, while its request is bound to the thread, and
+	// kept with the call for a replay that comes later
+	private BoundRequest bindRequest(IdempotentOperation operation) {
+		RequestBinding binding = this.requestBinding.get();
+		if (binding == null) {
+			throw new IdempotencyKeyException("Operation '" + operation.name() + "' on "
+					+ ExpressionParsing.describe(operation.method()) + " takes its key from the request, but the "
+					+ "application serves no Spring MVC or WebFlux requests; the method was not called");
+		}
+		return binding.bind(operation.name());
+	}
+
+	void setRequestBinding(Supplier<@Nullable RequestBinding> requestBinding) {
+		this.requestBinding = requestBinding;
 	}
 
 	private static @Nullable Object evaluate(IdempotentOperation operation, String attribute, @Nullable String text,
@@ -71,6 +117,20 @@ final class IdempotentInterceptor implements MethodInterceptor {
 					+ "' of operation '" + operation.name() + "' on " + ExpressionParsing.describe(operation.method())
 					+ "; the method was not called: " + ex.getMessage(), ex);
 		}
+	}
+
+	private record RequestInvocation(MethodInvocation invocation, Response response) implements Invocation {
+
+		@Override
+		public @Nullable Object proceed() throws Throwable {
+			return this.invocation.proceed();
+		}
+
+		@Override
+		public void replayed() {
+			this.response.replayed();
+		}
+
 	}
 
 }
