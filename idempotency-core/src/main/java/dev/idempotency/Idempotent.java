@@ -53,9 +53,17 @@ public @interface Idempotent {
 	 * whose class does not override {@code toString()}. Collections and maps are checked
 	 * element by element; a set or map must have a defined order (sorted, enum or
 	 * linked).
-	 * @return the key expression
+	 * <p>
+	 * On a request handler method (a {@code @RequestMapping}-family method of a
+	 * {@code @Controller}) the key may be omitted: it is then the request's
+	 * {@code Idempotency-Key} header ({@code idempotency.http.key-header}), the quotes of
+	 * an RFC 8941 string removed, scoped to the request's authenticated principal
+	 * ({@code idempotency.http.scope}); a missing or blank header fails the call with
+	 * {@link IdempotencyKeyException}. Anywhere else an empty key fails startup.
+	 * @return the key expression, or empty on a request handler for the request's key
+	 * header
 	 */
-	String key();
+	String key() default "";
 
 	/**
 	 * Name of the operation: the namespace of its keys. The same key under two names is
@@ -104,7 +112,8 @@ public @interface Idempotent {
 	 * SpEL expression whose value is fingerprinted (SHA-256 of its canonical JSON) and
 	 * stored with the record. A later call with the same key and another fingerprint
 	 * fails with {@link IdempotencyKeyReuseException} and runs nothing. Empty (the
-	 * default) turns fingerprinting off.
+	 * default) turns fingerprinting off, except on a request handler method whose key is
+	 * omitted: there the {@code @RequestBody} argument, if any, is the payload.
 	 * @return the payload expression, or empty
 	 */
 	String payload() default "";

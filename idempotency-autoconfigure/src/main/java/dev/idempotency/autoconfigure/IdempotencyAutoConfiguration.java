@@ -15,6 +15,7 @@ import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.IdempotencyListener;
 import dev.idempotency.engine.IdempotencyObserver;
 import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.web.RequestBinding;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -119,10 +120,11 @@ public final class IdempotencyAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static IdempotentAdvisor idempotentAdvisor(IdempotentOperationSource operationSource,
 			ObjectProvider<IdempotencyEngine> engine, ObjectProvider<PayloadFingerprinter> fingerprinter,
-			IdempotencyProperties properties, BeanFactory beanFactory) {
+			IdempotencyProperties properties, BeanFactory beanFactory, ObjectProvider<RequestBinding> requestBinding) {
 		IdempotentAdvisor advisor = new IdempotentAdvisor(operationSource, engine::getObject, fingerprinter::getObject,
 				new BeanFactoryResolver(beanFactory));
 		advisor.setOrder(properties.getAdvisorOrder());
+		advisor.setRequestBinding(requestBinding::getIfAvailable);
 		return advisor;
 	}
 

@@ -7,6 +7,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.engine.StoreFailurePolicy;
+import dev.idempotency.web.IdempotencyProblems;
+import dev.idempotency.web.KeyScope;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -97,6 +99,8 @@ public class IdempotencyProperties implements Validator {
 	private final Memory memory = new Memory();
 
 	private final Redis redis = new Redis();
+
+	private final Http http = new Http();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -198,6 +202,10 @@ public class IdempotencyProperties implements Validator {
 		return this.redis;
 	}
 
+	public Http getHttp() {
+		return this.http;
+	}
+
 	@Override
 	public boolean supports(Class<?> type) {
 		return IdempotencyProperties.class.isAssignableFrom(type);
@@ -224,6 +232,10 @@ public class IdempotencyProperties implements Validator {
 		}
 		validateTimeout(properties.getRedis().getReplicaAckTimeout(), "redis.replicaAckTimeout",
 				"idempotency.redis.replica-ack-timeout", errors);
+		if (!StringUtils.hasText(properties.getHttp().getKeyHeader())) {
+			errors.rejectValue("http.keyHeader", "empty",
+					"idempotency.http.key-header must not be empty (such as 'Idempotency-Key')");
+		}
 	}
 
 	private static void validateTimeout(@Nullable Duration timeout, String field, String property, Errors errors) {
@@ -408,6 +420,41 @@ public class IdempotencyProperties implements Validator {
 
 		public void setReplicaAckTimeout(Duration replicaAckTimeout) {
 			this.replicaAckTimeout = replicaAckTimeout;
+		}
+
+	}
+
+	/**
+	 * Settings of idempotent HTTP request handlers (Spring MVC and WebFlux).
+	 */
+	public static class Http {
+
+		/**
+		 * Name of the request header that carries the idempotency key of a request
+		 * handler whose @Idempotent omits the key.
+		 */
+		private String keyHeader = IdempotencyProblems.KEY_HEADER;
+
+		/**
+		 * Whose requests share idempotency keys: each authenticated principal its own
+		 * (the principal's name is part of the stored key), or every client the same.
+		 */
+		private KeyScope scope = KeyScope.PRINCIPAL;
+
+		public String getKeyHeader() {
+			return this.keyHeader;
+		}
+
+		public void setKeyHeader(String keyHeader) {
+			this.keyHeader = keyHeader;
+		}
+
+		public KeyScope getScope() {
+			return this.scope;
+		}
+
+		public void setScope(KeyScope scope) {
+			this.scope = scope;
 		}
 
 	}

@@ -8,11 +8,13 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.codec.PayloadFingerprinter;
 import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.web.RequestBinding;
 
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.expression.BeanResolver;
+import org.springframework.util.Assert;
 
 /**
  * Advisor that makes {@code @Idempotent} methods idempotent. Its order decides whether it
@@ -40,6 +42,17 @@ public class IdempotentAdvisor extends AbstractPointcutAdvisor {
 			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
 		this.operations = operations;
 		this.interceptor = new IdempotentInterceptor(operations, engine, fingerprinter, beanResolver);
+	}
+
+	/**
+	 * Set where operations whose key is omitted find the request being handled: the
+	 * binding of the application's web stack, looked up on each such call.
+	 * @param requestBinding supplier of the binding, or of {@code null} when the
+	 * application serves no requests
+	 */
+	public void setRequestBinding(Supplier<@Nullable RequestBinding> requestBinding) {
+		Assert.notNull(requestBinding, "'requestBinding' must not be null");
+		this.interceptor.setRequestBinding(requestBinding);
 	}
 
 	@Override

@@ -1,8 +1,10 @@
 package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -13,8 +15,14 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.aop.IdempotentOperation.ResultKind;
 import dev.idempotency.codec.PayloadFingerprinter;
+import dev.idempotency.engine.AsyncInvocation;
 import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.Invocation;
+import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.RequestBinding.BoundRequest;
+import dev.idempotency.web.RequestBinding.Response;
+import dev.idempotency.web.RequestHandlers;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.BeanResolver;
@@ -38,6 +46,10 @@ final class IdempotentInterceptor implements MethodInterceptor {
 
 	private final @Nullable BeanResolver beanResolver;
 
+	private Supplier<@Nullable RequestBinding> requestBinding = () -> null;
+
+	private final Map<Method, Boolean> handlers = new ConcurrentHashMap<>();
+
 	IdempotentInterceptor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
 			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
 		this.operations = operations;
@@ -59,9 +71,17 @@ final class IdempotentInterceptor implements MethodInterceptor {
 			return invokeAsync(operation, target, invocation);
 		}
 		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
-		Object key = evaluate(operation, "key", operation.keyExpression(), operation.key(), context);
-		return this.engine.obtain()
-			.execute(operation.operation(), key, fingerprint(operation, context), invocation::proceed);
+		Fingerprint fingerprint = fingerprint(operation, context);
+		Expression key = operation.key();
+		if (key == null) {
+			BoundRequest request = bindRequest(operation);
+			return this.engine.obtain()
+				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
+		}
+		Object keyValue = evaluate(operation, "key", operation.keyExpression(), key, context);
+		Response response = handlerResponse(operation);
+		Invocation work = (response != null) ? new RequestInvocation(invocation, response) : invocation::proceed;
+		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, work);
 	}
 
 	// Every failure, a key that cannot be evaluated included, reaches the caller through
@@ -70,21 +90,30 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		boolean mono = operation.resultKind() == ResultKind.MONO;
 		Object key;
 		Fingerprint fingerprint;
+		Response response;
 		try {
 			EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(),
 					this.beanResolver);
-			key = evaluate(operation, "key", operation.keyExpression(), operation.key(), context);
 			fingerprint = fingerprint(operation, context);
+			Expression keyExpression = operation.key();
+			if (keyExpression == null) {
+				BoundRequest request = bindRequest(operation);
+				key = request.key();
+				response = request;
+			}
+			else {
+				key = evaluate(operation, "key", operation.keyExpression(), keyExpression, context);
+				response = handlerResponse(operation);
+			}
 		}
 		catch (IdempotencyException ex) {
 			return mono ? ReactorResults.error(ex) : CompletableFuture.failedFuture(ex);
 		}
 		IdempotencyEngine engine = this.engine.obtain();
 		if (mono) {
-			return ReactorResults.execute(engine, operation.operation(), key, fingerprint, invocation);
+			return ReactorResults.execute(engine, operation.operation(), key, fingerprint, invocation, response);
 		}
-		return engine.executeAsync(operation.operation(), key, fingerprint,
-				() -> (CompletionStage<?>) invocation.proceed());
+		return engine.executeAsync(operation.operation(), key, fingerprint, new StageInvocation(invocation, response));
 	}
 
 	// Computed by the engine, which counts a failure like any refused call
@@ -97,6 +126,33 @@ final class IdempotentInterceptor implements MethodInterceptor {
 			.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context));
 	}
 
+	// The response of a request handler with a key of its own, so that its replays are
+	// marked too; never the response of a request that merely calls this method
+	private @Nullable Response handlerResponse(IdempotentOperation operation) {
+		RequestBinding binding = this.requestBinding.get();
+		if (binding == null || !this.handlers.computeIfAbsent(operation.method(),
+				(method) -> RequestHandlers.isHandler(method, operation.targetClass()))) {
+			return null;
+		}
+		return binding.currentResponse();
+	}
+
+	// Resolved when the handler is called, while its request is bound to the thread, and
+	// kept with the call for a replay that comes later
+	private BoundRequest bindRequest(IdempotentOperation operation) {
+		RequestBinding binding = this.requestBinding.get();
+		if (binding == null) {
+			throw new IdempotencyKeyException("Operation '" + operation.name() + "' on "
+					+ ExpressionParsing.describe(operation.method()) + " takes its key from the request, but the "
+					+ "application serves no Spring MVC or WebFlux requests; the method was not called");
+		}
+		return binding.bind(operation.name());
+	}
+
+	void setRequestBinding(Supplier<@Nullable RequestBinding> requestBinding) {
+		this.requestBinding = requestBinding;
+	}
+
 	private static @Nullable Object evaluate(IdempotentOperation operation, String attribute, @Nullable String text,
 			Expression expression, EvaluationContext context) {
 		try {
@@ -107,6 +163,37 @@ final class IdempotentInterceptor implements MethodInterceptor {
 					+ "' of operation '" + operation.name() + "' on " + ExpressionParsing.describe(operation.method())
 					+ "; the method was not called: " + ex.getMessage(), ex);
 		}
+	}
+
+	private record RequestInvocation(MethodInvocation invocation, Response response) implements Invocation {
+
+		@Override
+		public @Nullable Object proceed() throws Throwable {
+			return this.invocation.proceed();
+		}
+
+		@Override
+		public void replayed() {
+			this.response.replayed();
+		}
+
+	}
+
+	private record StageInvocation(MethodInvocation invocation,
+			@Nullable Response response) implements AsyncInvocation {
+
+		@Override
+		public @Nullable CompletionStage<?> start() throws Throwable {
+			return (CompletionStage<?>) this.invocation.proceed();
+		}
+
+		@Override
+		public void replayed() {
+			if (this.response != null) {
+				this.response.replayed();
+			}
+		}
+
 	}
 
 }

@@ -17,16 +17,18 @@ import org.springframework.expression.Expression;
  *
  * @param method the annotated method, most specific for the target class
  * @param targetClass the class of the bean it was resolved for
- * @param keyExpression the key expression as written
+ * @param keyExpression the key expression as written, empty when the key is the request's
+ * key header
  * @param payloadExpression the payload expression as written, or {@code null}
  * @param operation the engine operation
- * @param key the parsed key expression
+ * @param key the parsed key expression, or {@code null} when the key is the request's key
+ * header
  * @param payload the parsed payload expression, or {@code null}
  * @param argumentIndexes argument positions by every name an expression may use
  * @param resultKind how the method delivers its value
  */
 public record IdempotentOperation(Method method, Class<?> targetClass, String keyExpression,
-		@Nullable String payloadExpression, Operation operation, Expression key, @Nullable Expression payload,
+		@Nullable String payloadExpression, Operation operation, @Nullable Expression key, @Nullable Expression payload,
 		Map<String, Integer> argumentIndexes, ResultKind resultKind) {
 
 	/**

@@ -22,6 +22,8 @@ import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.Operation;
 import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.engine.OperationSettings;
+import dev.idempotency.web.RequestHandlers;
+import dev.idempotency.web.ResponseEntityResultCodec;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -68,7 +70,8 @@ public class IdempotentOperationSource {
 	public IdempotentOperationSource(IdempotencyDefaults defaults, ResultCodec codec,
 			@Nullable StringValueResolver valueResolver) {
 		this.defaults = defaults;
-		this.codec = codec;
+		// So that a request handler's ResponseEntity replays with its status and headers
+		this.codec = ResponseEntityResultCodec.wrap(codec);
 		this.valueResolver = valueResolver;
 	}
 
@@ -161,16 +164,24 @@ public class IdempotentOperationSource {
 		checkName(name, annotation, specific);
 		Map<String, Integer> indexes = argumentIndexes(specific);
 		boolean namesKnown = this.parameterNames.getParameterNames(specific) != null;
-		Expression key = ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
-		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload() : null;
+		boolean keyFromRequest = !StringUtils.hasText(annotation.key());
+		if (keyFromRequest) {
+			checkRequestHandler(specific, userClass);
+		}
+		Expression key = keyFromRequest ? null
+				: ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
+		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload()
+				: (keyFromRequest || RequestHandlers.isHandler(specific, userClass))
+						? requestBody(specific, keyFromRequest) : null;
 		Expression payload = (payloadText != null)
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
 		ResultTypes.Resolved result = ResultTypes.resolve(specific, userClass);
 		TypedCodec typedCodec = codecFor(specific, result);
 		Operation operation = operation(name, settings, typedCodec,
-				"key expression '" + annotation.key() + "' of " + ExpressionParsing.describe(specific), annotation,
-				specific);
+				(keyFromRequest ? "the request's idempotency key header" : "key expression '" + annotation.key() + "'")
+						+ " of " + ExpressionParsing.describe(specific),
+				annotation, specific);
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
 				operation, key, payload, indexes, result.kind());
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
@@ -191,6 +202,35 @@ public class IdempotentOperationSource {
 			throw new IllegalStateException("Invalid replayFailures of @Idempotent "
 					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
 		}
+	}
+
+	private static void checkRequestHandler(Method method, Class<?> userClass) {
+		if (!RequestHandlers.isHandler(method, userClass)) {
+			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+					+ " has no key: give it a key expression; only a request handler method (a @RequestMapping-family "
+					+ "method of a @Controller) may omit it, to take the key from the request's header");
+		}
+	}
+
+	// A handler's payload is its request body, as positional SpEL so that it needs no
+	// parameter names. A body that arrives after the call (a Mono) cannot be; a handler
+	// with a key of its own then goes without, as before it had a default payload.
+	private static @Nullable String requestBody(Method method, boolean keyFromRequest) {
+		int index = RequestHandlers.requestBodyIndex(method);
+		if (index < 0) {
+			return null;
+		}
+		if (RequestHandlers.isDeferredBody(method, index)) {
+			if (keyFromRequest) {
+				throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+						+ " would fingerprint its @RequestBody, but that is a "
+						+ method.getParameterTypes()[index].getSimpleName()
+						+ " whose value arrives only after the call: declare the body's own type, "
+						+ "or give the annotation a payload expression");
+			}
+			return null;
+		}
+		return "#p" + index;
 	}
 
 	private static void checkName(String name, Idempotent annotation, Method method) {

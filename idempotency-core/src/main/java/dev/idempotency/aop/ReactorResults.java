@@ -6,10 +6,12 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
+import dev.idempotency.engine.AsyncInvocation;
 import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.Invocation;
 import dev.idempotency.engine.Operation;
+import dev.idempotency.web.RequestBinding.Response;
 
 import org.springframework.aop.ProxyMethodInvocation;
 
@@ -37,12 +39,14 @@ final class ReactorResults {
 	 * @param key the evaluated key
 	 * @param fingerprint the payload fingerprint, or {@code null}
 	 * @param invocation the method invocation, cloned per subscription
+	 * @param response the response of the request handler being called, marked when a
+	 * subscription replays, or {@code null}
 	 * @return the caller's {@code Mono}
 	 */
 	static Object execute(IdempotencyEngine engine, Operation operation, @Nullable Object key,
-			@Nullable Fingerprint fingerprint, MethodInvocation invocation) {
+			@Nullable Fingerprint fingerprint, MethodInvocation invocation, @Nullable Response response) {
 		return Mono.defer(() -> Mono.fromFuture(
-				engine.executeAsync(operation, key, fingerprint, () -> subscribe(clone(invocation).proceed())), false));
+				engine.executeAsync(operation, key, fingerprint, new Subscription(invocation, response)), false));
 	}
 
 	/**
@@ -54,7 +58,24 @@ final class ReactorResults {
 		return Mono.error(ex);
 	}
 
-	private static Invocation clone(MethodInvocation invocation) {
+	// One subscription: the method runs through its own clone of the invocation
+	private record Subscription(MethodInvocation invocation, @Nullable Response response) implements AsyncInvocation {
+
+		@Override
+		public @Nullable CompletionStage<?> start() throws Throwable {
+			return subscribe(invocable(this.invocation).proceed());
+		}
+
+		@Override
+		public void replayed() {
+			if (this.response != null) {
+				this.response.replayed();
+			}
+		}
+
+	}
+
+	private static Invocation invocable(MethodInvocation invocation) {
 		if (invocation instanceof ProxyMethodInvocation proxied) {
 			return proxied.invocableClone()::proceed;
 		}

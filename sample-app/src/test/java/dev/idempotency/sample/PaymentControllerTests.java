@@ -13,6 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
+import dev.idempotency.web.IdempotencyProblems;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -24,6 +25,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.EntityExchangeResult;
 import org.springframework.test.web.servlet.client.ExchangeResult;
 import org.springframework.test.web.servlet.client.RestTestClient;
 import org.springframework.test.web.servlet.client.RestTestClient.ResponseSpec;
@@ -37,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "sample.ledger.latency=300ms")
 @ExtendWith(OutputCaptureExtension.class)
 class PaymentControllerTests {
+
+	private static final String REPLAYED = IdempotencyProblems.REPLAYED_HEADER;
 
 	@LocalServerPort
 	private int port;
@@ -67,36 +71,50 @@ class PaymentControllerTests {
 	}
 
 	@Test
-	void firstRequestChargesAndReturnsThePayment() {
+	void firstRequestChargesAndCreatesThePayment() {
 		long entries = this.ledger.entries();
-		Payment payment = pay("first", "{\"account\":\"alice\",\"amountCents\":1250}").expectStatus()
-			.isOk()
+		EntityExchangeResult<Payment> result = pay("first", "{\"account\":\"alice\",\"amountCents\":1250}")
+			.expectStatus()
+			.isCreated()
+			.expectHeader()
+			.doesNotExist(REPLAYED)
 			.expectBody(Payment.class)
-			.returnResult()
-			.getResponseBody();
+			.returnResult();
+		Payment payment = result.getResponseBody();
 		assertThat(payment).isNotNull();
 		assertThat(payment.account()).isEqualTo("alice");
 		assertThat(payment.amountCents()).isEqualTo(1250);
+		assertThat(result.getResponseHeaders().getLocation()).hasToString("/payments/" + payment.id());
 		assertThat(this.ledger.entries()).isEqualTo(entries + 1);
 	}
 
 	@Test
-	void retryWithTheSameKeyGetsTheSameBodyWithoutASecondCharge() {
+	void retryWithTheSameKeyReplaysTheSameResponseWithoutASecondCharge() {
 		String body = "{\"account\":\"bob\",\"amountCents\":990}";
-		byte[] first = pay("retry", body).expectStatus().isOk().expectBody().returnResult().getResponseBody();
+		EntityExchangeResult<byte[]> first = pay("retry", body).expectStatus().isCreated().expectBody().returnResult();
 		long entries = this.ledger.entries();
-		pay("retry", body).expectStatus().isOk().expectBody().json(new String(first));
+		EntityExchangeResult<byte[]> retry = pay("\"retry\"", body).expectStatus()
+			.isCreated()
+			.expectHeader()
+			.valueEquals(REPLAYED, "true")
+			.expectBody()
+			.returnResult();
+		assertThat(retry.getResponseBody()).isEqualTo(first.getResponseBody());
+		assertThat(retry.getResponseHeaders().getLocation()).isEqualTo(first.getResponseHeaders().getLocation());
 		assertThat(this.ledger.entries()).isEqualTo(entries);
 	}
 
 	@Test
 	void sameKeyWithAnotherBodyIsUnprocessable() {
-		pay("reused", "{\"account\":\"carol\",\"amountCents\":100}").expectStatus().isOk();
+		pay("reused", "{\"account\":\"carol\",\"amountCents\":100}").expectStatus().isCreated();
 		long entries = this.ledger.entries();
 		pay("reused", "{\"account\":\"carol\",\"amountCents\":100000}").expectStatus()
 			.isEqualTo(HttpStatus.UNPROCESSABLE_CONTENT)
 			.expectHeader()
-			.contentType(MediaType.APPLICATION_PROBLEM_JSON);
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody()
+			.jsonPath("$.type")
+			.isEqualTo(IdempotencyProblems.KEY_REUSED);
 		assertThat(this.ledger.entries()).isEqualTo(entries);
 	}
 
@@ -115,24 +133,39 @@ class PaymentControllerTests {
 		for (CompletableFuture<ExchangeResult> request : requests) {
 			results.add(request.get(10, TimeUnit.SECONDS));
 		}
-		assertThat(results).extracting((result) -> result.getStatus().value()).containsExactlyInAnyOrder(200, 409);
+		assertThat(results).extracting((result) -> result.getStatus().value()).containsExactlyInAnyOrder(201, 409);
 		ExchangeResult conflict = results.stream()
 			.filter((result) -> result.getStatus().isSameCodeAs(HttpStatus.CONFLICT))
 			.findFirst()
 			.orElseThrow();
 		assertThat(conflict.getResponseHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNotBlank();
+		assertThat(conflict.getResponseHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
 		assertThat(this.ledger.entries()).isEqualTo(entries + 1);
 	}
 
 	@Test
 	void missingKeyIsABadRequest() {
+		long entries = this.ledger.entries();
 		this.client.post()
 			.uri("/payments")
 			.contentType(MediaType.APPLICATION_JSON)
 			.body("{\"account\":\"erin\",\"amountCents\":1}")
 			.exchange()
 			.expectStatus()
-			.isBadRequest();
+			.isBadRequest()
+			.expectHeader()
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody()
+			.jsonPath("$.type")
+			.isEqualTo(IdempotencyProblems.INVALID_KEY);
+		assertThat(this.ledger.entries()).isEqualTo(entries);
+	}
+
+	@Test
+	void blankKeyIsABadRequest() {
+		long entries = this.ledger.entries();
+		pay(" ", "{\"account\":\"erin\",\"amountCents\":1}").expectStatus().isBadRequest();
+		assertThat(this.ledger.entries()).isEqualTo(entries);
 	}
 
 	private ResponseSpec pay(String key, String body) {

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of idempotent Spring MVC request handlers.
+ */
+@NullMarked
+package dev.idempotency.autoconfigure.web.servlet;
+
+import org.jspecify.annotations.NullMarked;

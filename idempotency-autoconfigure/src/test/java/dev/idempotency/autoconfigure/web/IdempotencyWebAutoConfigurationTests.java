@@ -1,0 +1,142 @@
+package dev.idempotency.autoconfigure.web;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.autoconfigure.web.reactive.IdempotencyWebFluxAutoConfiguration;
+import dev.idempotency.autoconfigure.web.servlet.IdempotencyWebMvcAutoConfiguration;
+import dev.idempotency.web.IdempotencyProblemAdvice;
+import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.reactive.IdempotencyWebFilter;
+import dev.idempotency.web.reactive.ReactiveRequestBinding;
+import dev.idempotency.web.servlet.ServletRequestBinding;
+
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.servlet.DispatcherServlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class IdempotencyWebAutoConfigurationTests {
+
+	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(AopAutoConfiguration.class,
+			IdempotencyAutoConfiguration.class, IdempotencyWebMvcAutoConfiguration.class,
+			IdempotencyWebFluxAutoConfiguration.class);
+
+	private final WebApplicationContextRunner servlet = new WebApplicationContextRunner()
+		.withPropertyValues("idempotency.store=memory")
+		.withConfiguration(CONFIGURATIONS);
+
+	private final ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
+		.withPropertyValues("idempotency.store=memory")
+		.withConfiguration(CONFIGURATIONS);
+
+	@Test
+	void servletApplicationGetsTheServletBindingAndTheAdvice() {
+		this.servlet.run((context) -> {
+			assertThat(context).hasSingleBean(ServletRequestBinding.class)
+				.hasSingleBean(IdempotencyProblemAdvice.class)
+				.doesNotHaveBean(IdempotencyWebFilter.class);
+		});
+	}
+
+	@Test
+	void reactiveApplicationGetsTheFilterTheReactiveBindingAndTheAdvice() {
+		this.reactive.run((context) -> {
+			assertThat(context).hasSingleBean(ReactiveRequestBinding.class)
+				.hasSingleBean(IdempotencyWebFilter.class)
+				.hasSingleBean(IdempotencyProblemAdvice.class)
+				.doesNotHaveBean(ServletRequestBinding.class);
+		});
+	}
+
+	@Test
+	void applicationThatServesNoRequestsGetsNone() {
+		new ApplicationContextRunner().withPropertyValues("idempotency.store=memory")
+			.withConfiguration(CONFIGURATIONS)
+			.run((context) -> assertThat(context).doesNotHaveBean(RequestBinding.class)
+				.doesNotHaveBean(IdempotencyProblemAdvice.class)
+				.doesNotHaveBean(IdempotencyWebFilter.class));
+	}
+
+	@Test
+	void withoutSpringMvcTheServletApplicationGetsNone() {
+		this.servlet.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(RequestBinding.class)
+				.doesNotHaveBean(IdempotencyProblemAdvice.class));
+	}
+
+	@Test
+	void withoutWebFluxTheReactiveApplicationGetsNone() {
+		this.reactive.withClassLoader(new FilteredClassLoader(DispatcherHandler.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(RequestBinding.class)
+				.doesNotHaveBean(IdempotencyWebFilter.class));
+	}
+
+	@Test
+	void disabledIdempotencyGetsNone() {
+		this.servlet.withPropertyValues("idempotency.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RequestBinding.class)
+				.doesNotHaveBean(IdempotencyProblemAdvice.class));
+	}
+
+	@Test
+	void applicationsOwnAdviceAndBindingReplaceTheDefaults() {
+		this.servlet.withBean("ownAdvice", IdempotencyProblemAdvice.class, IdempotencyProblemAdvice::new)
+			.withBean("ownBinding", RequestBinding.class, OwnBinding::new)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(IdempotencyProblemAdvice.class).hasBean("ownAdvice");
+				assertThat(context).hasSingleBean(RequestBinding.class).hasBean("ownBinding");
+			});
+		this.reactive
+			.withBean("ownFilter", IdempotencyWebFilter.class,
+					() -> new IdempotencyWebFilter(
+							new dev.idempotency.web.RequestKeys("X-Key", dev.idempotency.web.KeyScope.NONE)))
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyWebFilter.class).hasBean("ownFilter"));
+	}
+
+	@Test
+	void emptyKeyHeaderPropertyFailsStartup() {
+		this.servlet.withPropertyValues("idempotency.http.key-header= ")
+			.run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("key-header"));
+	}
+
+	@Test
+	void omittedKeyOutsideARequestHandlerFailsStartupNamingTheMethod() {
+		this.servlet.withBean(Charges.class)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining(Charges.class.getName() + ".charge(String)")
+				.hasMessageContaining("has no key"));
+	}
+
+	static class Charges {
+
+		@Idempotent(name = "charges")
+		public String charge(String id) {
+			return id;
+		}
+
+	}
+
+	static class OwnBinding implements RequestBinding {
+
+		@Override
+		public BoundRequest bind(String operation) {
+			throw new IllegalStateException();
+		}
+
+		@Override
+		public Response currentResponse() {
+			return null;
+		}
+
+	}
+
+}

@@ -1,0 +1,58 @@
+package dev.idempotency.web;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.IdempotencyKeyException;
+
+/**
+ * Finds the HTTP request an idempotent request handler is called for, on the thread that
+ * calls it: the source of the key of a handler whose {@code @Idempotent} has no key
+ * expression, and the response to mark when the call replays. One implementation per web
+ * stack (Spring MVC, WebFlux).
+ */
+public interface RequestBinding {
+
+	/**
+	 * Bind the request being handled on the current thread.
+	 * @param operation the name of the operation being called, for error messages
+	 * @return the request, with its key resolved
+	 * @throws IdempotencyKeyException if there is no current request, or its key header
+	 * is missing, blank or not valid; the message says which
+	 */
+	BoundRequest bind(String operation);
+
+	/**
+	 * Return the response of the request being handled on the current thread, for a
+	 * request handler with a key expression of its own, whose replays are marked too.
+	 * @return the response, or {@code null} when no request is bound to the thread
+	 */
+	@Nullable Response currentResponse();
+
+	/**
+	 * The response to a request, kept for the whole call, even when the call replays
+	 * later on another thread.
+	 */
+	interface Response {
+
+		/**
+		 * Mark the response as a replay of an earlier one: set the
+		 * {@value IdempotencyProblems#REPLAYED_HEADER} header to {@code true}.
+		 */
+		void replayed();
+
+	}
+
+	/**
+	 * A request, resolved when its handler is called and kept for the whole call.
+	 */
+	interface BoundRequest extends Response {
+
+		/**
+		 * Return the idempotency key of the request, scoped to its principal.
+		 * @return the key as the operation stores it
+		 */
+		String key();
+
+	}
+
+}

@@ -1,0 +1,78 @@
+package dev.idempotency.web.reactive;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.web.IdempotencyProblems;
+import dev.idempotency.web.KeyScope;
+import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.RequestKeys;
+
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.util.Assert;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * {@link RequestBinding} of Spring WebFlux: the exchange that
+ * {@link IdempotencyWebFilter} holds on the thread calling the handler, its principal as
+ * the filter resolved it.
+ */
+public class ReactiveRequestBinding implements RequestBinding {
+
+	private final RequestKeys keys;
+
+	/**
+	 * Create a binding that derives keys as the given keys say; the
+	 * {@link IdempotencyWebFilter} of the application must use the same.
+	 * @param keys the key header and scope
+	 */
+	public ReactiveRequestBinding(RequestKeys keys) {
+		Assert.notNull(keys, "'keys' must not be null");
+		this.keys = keys;
+	}
+
+	@Override
+	public BoundRequest bind(String operation) {
+		ServerWebExchange exchange = ExchangeHolder.get();
+		if (exchange == null) {
+			throw new IdempotencyKeyException("Operation '" + operation + "' takes its key from the "
+					+ this.keys.header() + " header, but no WebFlux exchange is bound to the calling thread: "
+					+ "it is bound by " + IdempotencyWebFilter.class.getSimpleName()
+					+ " while the request is subscribed and its body delivered, so a handler called on another "
+					+ "scheduler (such as WebFlux's blocking execution) cannot find it; give @Idempotent a key "
+					+ "expression there; the method was not called");
+		}
+		List<String> values = exchange.getRequest().getHeaders().getOrEmpty(this.keys.header());
+		String principal = (this.keys.scope() == KeyScope.PRINCIPAL && !values.isEmpty())
+				? IdempotencyWebFilter.principal(exchange) : null;
+		return new ExchangeBoundRequest(this.keys.key(operation, values, principal),
+				new ExchangeResponse(exchange.getResponse()));
+	}
+
+	@Override
+	public @Nullable Response currentResponse() {
+		ServerWebExchange exchange = ExchangeHolder.get();
+		return (exchange != null) ? new ExchangeResponse(exchange.getResponse()) : null;
+	}
+
+	private record ExchangeResponse(ServerHttpResponse response) implements Response {
+
+		@Override
+		public void replayed() {
+			this.response.getHeaders().set(IdempotencyProblems.REPLAYED_HEADER, "true");
+		}
+
+	}
+
+	private record ExchangeBoundRequest(String key, ExchangeResponse response) implements BoundRequest {
+
+		@Override
+		public void replayed() {
+			this.response.replayed();
+		}
+
+	}
+
+}

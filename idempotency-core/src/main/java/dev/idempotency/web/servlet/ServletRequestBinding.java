@@ -1,0 +1,80 @@
+package dev.idempotency.web.servlet;
+
+import java.security.Principal;
+import java.util.Collections;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.web.IdempotencyProblems;
+import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.RequestKeys;
+
+import org.springframework.util.Assert;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * {@link RequestBinding} of Spring MVC: the request that the {@code DispatcherServlet}
+ * exposes on the current thread through {@link RequestContextHolder}, its principal from
+ * {@link HttpServletRequest#getUserPrincipal()}.
+ */
+public class ServletRequestBinding implements RequestBinding {
+
+	private final RequestKeys keys;
+
+	/**
+	 * Create a binding that derives keys as the given keys say.
+	 * @param keys the key header and scope
+	 */
+	public ServletRequestBinding(RequestKeys keys) {
+		Assert.notNull(keys, "'keys' must not be null");
+		this.keys = keys;
+	}
+
+	@Override
+	public BoundRequest bind(String operation) {
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		if (!(attributes instanceof ServletRequestAttributes servlet)) {
+			throw new IdempotencyKeyException("Operation '" + operation + "' takes its key from the "
+					+ this.keys.header() + " header, but no servlet request is bound to the calling thread: "
+					+ "call it through Spring MVC, or give @Idempotent a key expression; the method was not called");
+		}
+		HttpServletRequest request = servlet.getRequest();
+		Principal principal = request.getUserPrincipal();
+		String key = this.keys.key(operation, Collections.list(request.getHeaders(this.keys.header())),
+				(principal != null) ? principal.getName() : null);
+		return new ServletBoundRequest(key, new ServletResponse(servlet.getResponse()));
+	}
+
+	@Override
+	public @Nullable Response currentResponse() {
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		return (attributes instanceof ServletRequestAttributes servlet) ? new ServletResponse(servlet.getResponse())
+				: null;
+	}
+
+	private record ServletResponse(@Nullable HttpServletResponse response) implements Response {
+
+		@Override
+		public void replayed() {
+			if (this.response != null) {
+				this.response.setHeader(IdempotencyProblems.REPLAYED_HEADER, "true");
+			}
+		}
+
+	}
+
+	private record ServletBoundRequest(String key, ServletResponse response) implements BoundRequest {
+
+		@Override
+		public void replayed() {
+			this.response.replayed();
+		}
+
+	}
+
+}

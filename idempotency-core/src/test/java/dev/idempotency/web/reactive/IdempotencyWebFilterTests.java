@@ -1,0 +1,127 @@
+package dev.idempotency.web.reactive;
+
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.web.KeyScope;
+import dev.idempotency.web.RequestBinding.BoundRequest;
+import dev.idempotency.web.RequestKeys;
+
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.ServerWebExchangeDecorator;
+import org.springframework.web.server.WebFilterChain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class IdempotencyWebFilterTests {
+
+	private final RequestKeys keys = new RequestKeys("Idempotency-Key", KeyScope.PRINCIPAL);
+
+	private final IdempotencyWebFilter filter = new IdempotencyWebFilter(this.keys);
+
+	private final ReactiveRequestBinding binding = new ReactiveRequestBinding(this.keys);
+
+	@Test
+	void handlerCalledWhileTheChainIsSubscribedFindsTheExchangeAndItsPrincipal() {
+		MockServerWebExchange exchange = MockServerWebExchange
+			.from(MockServerHttpRequest.post("/payments").header("Idempotency-Key", "\"k-1\""));
+		BoundRequest bound = run(withPrincipal(exchange, "alice"), (chained) -> Mono.empty());
+		assertThat(bound.key()).isEqualTo("5:alice:k-1");
+		bound.replayed();
+		assertThat(exchange.getResponse().getHeaders().getFirst("Idempotent-Replayed")).isEqualTo("true");
+	}
+
+	@Test
+	void handlerCalledFromTheBodyFindsTheExchangeOnTheThreadThatDeliversIt() {
+		MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.post("/payments")
+			.header("Idempotency-Key", "k-2")
+			.body(Mono.delay(Duration.ofMillis(10))
+				.map((tick) -> DefaultDataBufferFactory.sharedInstance.wrap("{}".getBytes(StandardCharsets.UTF_8)))));
+		AtomicReference<String> thread = new AtomicReference<>();
+		AtomicReference<BoundRequest> bound = new AtomicReference<>();
+		WebFilterChain chain = (chained) -> chained.getRequest().getBody().then(Mono.fromRunnable(() -> {
+			thread.set(Thread.currentThread().getName());
+			bound.set(this.binding.bind("payments"));
+		}));
+		this.filter.filter(exchange, chain).block(Duration.ofSeconds(10));
+		assertThat(thread.get()).isNotEqualTo(Thread.currentThread().getName());
+		assertThat(bound.get().key()).isEqualTo("-:k-2");
+	}
+
+	@Test
+	void handlerCalledOnAnotherSchedulerFailsSayingWhy() {
+		MockServerWebExchange exchange = MockServerWebExchange
+			.from(MockServerHttpRequest.post("/payments").header("Idempotency-Key", "k-3"));
+		WebFilterChain chain = (chained) -> Mono.fromRunnable(() -> this.binding.bind("payments"))
+			.subscribeOn(Schedulers.parallel())
+			.then();
+		assertThatExceptionOfType(IdempotencyKeyException.class)
+			.isThrownBy(() -> this.filter.filter(exchange, chain).block(Duration.ofSeconds(10)))
+			.withMessageContaining("no WebFlux exchange is bound to the calling thread");
+	}
+
+	@Test
+	void exchangeIsInTheReactorContextOfTheChain() {
+		MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/payments"));
+		AtomicReference<Object> found = new AtomicReference<>();
+		WebFilterChain chain = (chained) -> Mono.deferContextual((context) -> {
+			found.set(context.get(ExchangeHolder.CONTEXT_KEY));
+			return Mono.empty();
+		});
+		this.filter.filter(exchange, chain).block(Duration.ofSeconds(10));
+		assertThat(found.get()).isInstanceOf(ServerWebExchange.class);
+	}
+
+	@Test
+	void principalIsNotResolvedForARequestWithoutTheKeyHeader() {
+		MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.post("/payments"));
+		AtomicReference<Boolean> asked = new AtomicReference<>(false);
+		ServerWebExchange watched = new ServerWebExchangeDecorator(exchange) {
+
+			@Override
+			public <T extends Principal> Mono<T> getPrincipal() {
+				asked.set(true);
+				return Mono.empty();
+			}
+
+		};
+		this.filter.filter(watched, (chained) -> Mono.empty()).block(Duration.ofSeconds(10));
+		assertThat(asked.get()).isFalse();
+		assertThat(ExchangeHolder.get()).isNull();
+	}
+
+	private BoundRequest run(ServerWebExchange exchange, WebFilterChain rest) {
+		AtomicReference<BoundRequest> bound = new AtomicReference<>();
+		WebFilterChain chain = (chained) -> {
+			bound.set(this.binding.bind("payments"));
+			return rest.filter(chained);
+		};
+		this.filter.filter(exchange, chain).block(Duration.ofSeconds(10));
+		return bound.get();
+	}
+
+	private static ServerWebExchange withPrincipal(ServerWebExchange exchange, String name) {
+		Mono<Principal> principal = Mono.<Principal>just(() -> name).delayElement(Duration.ofMillis(5));
+		return new ServerWebExchangeDecorator(exchange) {
+
+			@Override
+			@SuppressWarnings("unchecked")
+			public <T extends Principal> Mono<T> getPrincipal() {
+				return (Mono<T>) principal;
+			}
+
+		};
+	}
+
+}
