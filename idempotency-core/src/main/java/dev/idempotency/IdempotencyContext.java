@@ -2,7 +2,10 @@ package dev.idempotency;
 
 /**
  * The idempotent attempt running on the current thread, available inside an
- * {@link Idempotent} method or an {@link IdempotentExecutor} action.
+ * {@link Idempotent} method or an {@link IdempotentExecutor} action. For a method that
+ * returns a {@code CompletionStage} or a {@code Mono}, only while the method runs until
+ * it has returned its stage (and, for a {@code Mono}, while it is subscribed to): code
+ * that runs later on other threads does not see it, so read what it needs first.
  */
 public interface IdempotencyContext {
 

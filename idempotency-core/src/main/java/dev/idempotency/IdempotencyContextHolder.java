@@ -5,8 +5,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Holds the {@link IdempotencyContext} of the attempt running on each thread, for
  * {@link IdempotencyContext#current()}. The engine sets it around the method it runs and
- * restores the outer one afterwards; integrations that run an attempt's work on another
- * thread may do the same there.
+ * restores the outer one afterwards; for a method that returns a {@code CompletionStage}
+ * or a {@code Mono}, only around the synchronous part of the call, until the method has
+ * returned its stage. Integrations that run an attempt's work on another thread may do
+ * the same there.
  */
 public final class IdempotencyContextHolder {
 

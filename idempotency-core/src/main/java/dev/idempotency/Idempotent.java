@@ -18,6 +18,13 @@ import java.lang.annotation.Target;
  * delivery runs it again, and the exception reaches the caller unchanged; an exception
  * listed in {@link #replayFailures()} is stored instead, for duplicates to get.
  * <p>
+ * A method may return a {@code CompletionStage} or {@code CompletableFuture}, or a
+ * Reactor {@code Mono} when Reactor is present: its record completes when the value
+ * arrives, and is released when the stage or {@code Mono} fails or is cancelled; the
+ * caller's stage completes only after the record has, and every failure arrives through
+ * it. Each subscription of a {@code Mono} is one call. Multi-value types ({@code Flux},
+ * any other {@code Publisher}, {@code Stream}) and a plain {@code Future} fail startup.
+ * <p>
  * On a type, every public method is idempotent, each under its own {@link #name()},
  * except the methods of {@link Object} ({@code toString}, {@code equals},
  * {@code hashCode}, {@code clone}, {@code finalize}) even where the type overrides them;
@@ -122,7 +129,10 @@ public @interface Idempotent {
 	 * run. Every other exception releases the record so that the next delivery runs the
 	 * method again, and so does this library's own {@link IdempotencyException} (from a
 	 * nested idempotent call, say) even when a listed type such as
-	 * {@code RuntimeException} covers it.
+	 * {@code RuntimeException} covers it. For a method that returns a
+	 * {@code CompletionStage} or a {@code Mono}, the failure its stage or {@code Mono}
+	 * ends with counts the same way, and duplicates get a failed stage or {@code Mono}; a
+	 * cancelled call always releases.
 	 * <p>
 	 * Only listed types are ever instantiated from stored data. A stored type that is no
 	 * longer listed fails a duplicate with {@link IdempotencyReplayException}. Startup

@@ -13,7 +13,9 @@ import org.springframework.util.Assert;
  * {@link IdempotencyObserver} that wraps each call in a Micrometer {@link Observation}
  * whose scope is open on the caller's thread from acquire to complete, so that the
  * method's own observations (and spans) nest under it. What the call throws is recorded
- * as the observation's error.
+ * as the observation's error. For a method returning a {@code CompletionStage} or a
+ * {@code Mono}, the scope closes once the method has returned it, and the observation
+ * stops when the record has completed or been released.
  * <p>
  * Costs nothing per call while the registry is a no-op.
  */
@@ -52,8 +54,23 @@ public final class ObservationIdempotencyObserver implements IdempotencyObserver
 		return new ObservedCall(observation, context, observation.openScope());
 	}
 
-	private record ObservedCall(Observation observation, IdempotencyObservationContext context,
-			Observation.Scope scope) implements Call {
+	private static final class ObservedCall implements Call {
+
+		private final Observation observation;
+
+		private final IdempotencyObservationContext context;
+
+		private final Observation.Scope scope;
+
+		// Whether the scope was closed on the caller's thread, before the call went on
+		// asynchronously and ends on another thread
+		private volatile boolean detached;
+
+		ObservedCall(Observation observation, IdempotencyObservationContext context, Observation.Scope scope) {
+			this.observation = observation;
+			this.context = context;
+			this.scope = scope;
+		}
 
 		@Override
 		public void outcome(Outcome outcome) {
@@ -61,11 +78,19 @@ public final class ObservationIdempotencyObserver implements IdempotencyObserver
 		}
 
 		@Override
+		public void detach() {
+			this.detached = true;
+			this.scope.close();
+		}
+
+		@Override
 		public void end(@Nullable Throwable error) {
 			if (error != null) {
 				this.observation.error(error);
 			}
-			this.scope.close();
+			if (!this.detached) {
+				this.scope.close();
+			}
 			this.observation.stop();
 		}
 

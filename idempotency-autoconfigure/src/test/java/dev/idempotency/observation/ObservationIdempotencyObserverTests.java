@@ -1,6 +1,8 @@
 package dev.idempotency.observation;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -113,6 +115,27 @@ class ObservationIdempotencyObserverTests {
 	}
 
 	@Test
+	void asyncCallIsCurrentWhileTheMethodReturnsItsStageAndStopsWhenTheValueArrives() {
+		this.contextRunner.run((context) -> {
+			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+			CompletableFuture<String> pending = new CompletableFuture<>();
+			CompletableFuture<String> call = context.getBean(Payments.class).later("order-1", pending, registry);
+			assertThat(registry.getCurrentObservation()).isNull();
+			assertThat(registry).hasObservationWithNameEqualTo("idempotency.call").that().isNotStopped();
+			pending.complete("done");
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("done");
+			assertThat(registry.getCurrentObservation()).isNull();
+			assertThat(registry).hasObservationWithNameEqualTo("idempotency.call")
+				.that()
+				.hasLowCardinalityKeyValue("outcome", "executed")
+				.hasBeenStopped();
+			assertThat(registry).hasObservationWithNameEqualTo("payment.gateway")
+				.that()
+				.hasParentObservationContextMatching((parent) -> parent instanceof IdempotencyObservationContext);
+		});
+	}
+
+	@Test
 	void customConventionReplacesTheDefault() {
 		this.contextRunner.withBean(IdempotencyObservationConvention.class, CustomConvention::new).run((context) -> {
 			context.getBean(Payments.class).charge("order-1", 10);
@@ -139,6 +162,14 @@ class ObservationIdempotencyObserverTests {
 		@Idempotent(key = "#id")
 		public void fail(String id, RuntimeException failure) {
 			throw failure;
+		}
+
+		@Idempotent(key = "#id")
+		public CompletableFuture<String> later(String id, CompletableFuture<String> value,
+				ObservationRegistry registry) {
+			Observation.createNotStarted("payment.gateway", registry).observe(() -> {
+			});
+			return value;
 		}
 
 		@Idempotent(key = "#id")

@@ -2,6 +2,8 @@ package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -9,8 +11,11 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.aop.IdempotentOperation.ResultKind;
 import dev.idempotency.codec.PayloadFingerprinter;
+import dev.idempotency.engine.AsyncInvocation;
 import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.Invocation;
@@ -28,7 +33,8 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Runs {@code @Idempotent} methods through the engine: evaluates the key and payload
- * expressions of the call and hands the invocation over.
+ * expressions of the call and hands the invocation over, synchronously or, for a method
+ * that returns a {@code CompletionStage} or a {@code Mono}, as an asynchronous call.
  */
 final class IdempotentInterceptor implements MethodInterceptor {
 
@@ -61,13 +67,11 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		if (operation == null) {
 			return invocation.proceed();
 		}
+		if (operation.resultKind() != ResultKind.VALUE) {
+			return invokeAsync(operation, target, invocation);
+		}
 		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
-		Expression payload = operation.payload();
-		// Computed by the engine, which counts a failure like any refused call
-		Fingerprint fingerprint = (payload != null)
-				? () -> this.fingerprinter.obtain()
-					.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context))
-				: null;
+		Fingerprint fingerprint = fingerprint(operation, context);
 		Expression key = operation.key();
 		if (key == null) {
 			BoundRequest request = bindRequest(operation);
@@ -78,6 +82,48 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		Response response = handlerResponse(operation);
 		Invocation work = (response != null) ? new RequestInvocation(invocation, response) : invocation::proceed;
 		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, work);
+	}
+
+	// Every failure, a key that cannot be evaluated included, reaches the caller through
+	// the stage or Mono: such a method never throws.
+	private Object invokeAsync(IdempotentOperation operation, Object target, MethodInvocation invocation) {
+		boolean mono = operation.resultKind() == ResultKind.MONO;
+		Object key;
+		Fingerprint fingerprint;
+		Response response;
+		try {
+			EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(),
+					this.beanResolver);
+			fingerprint = fingerprint(operation, context);
+			Expression keyExpression = operation.key();
+			if (keyExpression == null) {
+				BoundRequest request = bindRequest(operation);
+				key = request.key();
+				response = request;
+			}
+			else {
+				key = evaluate(operation, "key", operation.keyExpression(), keyExpression, context);
+				response = handlerResponse(operation);
+			}
+		}
+		catch (IdempotencyException ex) {
+			return mono ? ReactorResults.error(ex) : CompletableFuture.failedFuture(ex);
+		}
+		IdempotencyEngine engine = this.engine.obtain();
+		if (mono) {
+			return ReactorResults.execute(engine, operation.operation(), key, fingerprint, invocation, response);
+		}
+		return engine.executeAsync(operation.operation(), key, fingerprint, new StageInvocation(invocation, response));
+	}
+
+	// Computed by the engine, which counts a failure like any refused call
+	private @Nullable Fingerprint fingerprint(IdempotentOperation operation, EvaluationContext context) {
+		Expression payload = operation.payload();
+		if (payload == null) {
+			return null;
+		}
+		return () -> this.fingerprinter.obtain()
+			.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context));
 	}
 
 	// The response of a request handler with a key of its own, so that its replays are
@@ -129,6 +175,23 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		@Override
 		public void replayed() {
 			this.response.replayed();
+		}
+
+	}
+
+	private record StageInvocation(MethodInvocation invocation,
+			@Nullable Response response) implements AsyncInvocation {
+
+		@Override
+		public @Nullable CompletionStage<?> start() throws Throwable {
+			return (CompletionStage<?>) this.invocation.proceed();
+		}
+
+		@Override
+		public void replayed() {
+			if (this.response != null) {
+				this.response.replayed();
+			}
 		}
 
 	}

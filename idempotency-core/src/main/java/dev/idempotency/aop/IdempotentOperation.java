@@ -25,10 +25,11 @@ import org.springframework.expression.Expression;
  * header
  * @param payload the parsed payload expression, or {@code null}
  * @param argumentIndexes argument positions by every name an expression may use
+ * @param resultKind how the method delivers its value
  */
 public record IdempotentOperation(Method method, Class<?> targetClass, String keyExpression,
 		@Nullable String payloadExpression, Operation operation, @Nullable Expression key, @Nullable Expression payload,
-		Map<String, Integer> argumentIndexes) {
+		Map<String, Integer> argumentIndexes, ResultKind resultKind) {
 
 	/**
 	 * Return the operation name.
@@ -40,6 +41,31 @@ public record IdempotentOperation(Method method, Class<?> targetClass, String ke
 
 	EvaluationContext evaluationContext(Object target, Object[] args, @Nullable BeanResolver beanResolver) {
 		return new CallEvaluationContext(new KeyRoot(this.method, target, args), this.argumentIndexes, beanResolver);
+	}
+
+	/**
+	 * How an idempotent method delivers its value, which decides when its record
+	 * completes.
+	 */
+	public enum ResultKind {
+
+		/**
+		 * Returned by the method, or {@code void}: the record completes when it returns.
+		 */
+		VALUE,
+
+		/**
+		 * A {@code CompletionStage} or {@code CompletableFuture}: the record completes
+		 * when the stage does.
+		 */
+		STAGE,
+
+		/**
+		 * A Reactor {@code Mono}: each subscription is one call, whose record completes
+		 * when the {@code Mono} emits or completes empty.
+		 */
+		MONO
+
 	}
 
 }

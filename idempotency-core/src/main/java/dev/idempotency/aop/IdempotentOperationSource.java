@@ -11,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.aop.IdempotentOperation.ResultKind;
 import dev.idempotency.codec.ResultCodec;
 import dev.idempotency.codec.ResultCodec.TypedCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
@@ -45,9 +45,6 @@ import org.springframework.util.StringValueResolver;
  * matches a bean, so a mistake fails the application context at startup.
  */
 public class IdempotentOperationSource {
-
-	private static final String[] ASYNC_TYPES = { "java.util.concurrent.CompletionStage",
-			"org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow" };
 
 	private final IdempotencyDefaults defaults;
 
@@ -179,13 +176,14 @@ public class IdempotentOperationSource {
 		Expression payload = (payloadText != null)
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
-		TypedCodec typedCodec = codecFor(specific, userClass);
+		ResultTypes.Resolved result = ResultTypes.resolve(specific, userClass);
+		TypedCodec typedCodec = codecFor(specific, result);
 		Operation operation = operation(name, settings, typedCodec,
 				(keyFromRequest ? "the request's idempotency key header" : "key expression '" + annotation.key() + "'")
 						+ " of " + ExpressionParsing.describe(specific),
 				annotation, specific);
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
-				operation, key, payload, indexes);
+				operation, key, payload, indexes, result.kind());
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
 		if (clash != null && !clash.method().equals(specific)) {
 			throw new IllegalStateException("@Idempotent name '" + name + "' is used by both "
@@ -309,40 +307,20 @@ public class IdempotentOperationSource {
 		}
 	}
 
-	private @Nullable TypedCodec codecFor(Method method, Class<?> userClass) {
-		ResolvableType type = ResolvableType.forMethodReturnType(method, userClass);
+	private @Nullable TypedCodec codecFor(Method method, ResultTypes.Resolved result) {
+		ResolvableType type = result.valueType();
 		Class<?> raw = type.toClass();
 		if (raw == void.class || raw == Void.class) {
 			return null;
-		}
-		for (String asyncType : ASYNC_TYPES) {
-			if (isAssignable(asyncType, raw)) {
-				throw unsupported(method, "asynchronous return types (" + raw.getSimpleName()
-						+ ") are not supported yet: return the value itself");
-			}
-		}
-		if (Future.class.isAssignableFrom(raw)) {
-			throw unsupported(method, "a Future cannot be replayed: return the value itself");
 		}
 		try {
 			return this.codec.forType(type);
 		}
 		catch (IllegalArgumentException ex) {
-			throw unsupported(method, ex.getMessage());
+			String of = (result.kind() != ResultKind.VALUE)
+					? "the value of its " + method.getReturnType().getSimpleName() + ": " : "";
+			throw ResultTypes.unsupported(method, of + ex.getMessage());
 		}
-	}
-
-	private static boolean isAssignable(String className, Class<?> type) {
-		ClassLoader loader = type.getClassLoader();
-		if (!ClassUtils.isPresent(className, loader)) {
-			return false;
-		}
-		return ClassUtils.resolveClassName(className, loader).isAssignableFrom(type);
-	}
-
-	private static IllegalStateException unsupported(Method method, @Nullable String reason) {
-		return new IllegalStateException(
-				"Invalid return type of @Idempotent method " + ExpressionParsing.describe(method) + ": " + reason);
 	}
 
 }

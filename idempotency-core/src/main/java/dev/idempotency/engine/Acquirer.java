@@ -46,6 +46,29 @@ final class Acquirer {
 	 * @throws RuntimeException the store's failure
 	 */
 	Claim acquire(RecordKey record, AcquireRequest request, OperationSettings settings) {
+		Claim claim = acquireOnce(record, request);
+		if (claim.result() instanceof InProgress inProgress && settings.onInProgress() == OnInProgress.WAIT) {
+			try {
+				return this.waiter.await(this.store, record, request, inProgress, settings.waitTimeout(),
+						this.nanoClock);
+			}
+			catch (RuntimeException ex) {
+				abandon(record, request);
+				throw ex;
+			}
+		}
+		return claim;
+	}
+
+	/**
+	 * Acquire a record once, never waiting for another attempt.
+	 * @param record the record
+	 * @param request the attempt's request
+	 * @return what the acquire found, and when it was sent
+	 * @throws RuntimeException the store's failure, after abandoning what it may have
+	 * taken
+	 */
+	Claim acquireOnce(RecordKey record, AcquireRequest request) {
 		long sentNanos = this.nanoClock.getAsLong();
 		AcquireResult result;
 		boolean interrupted = Thread.interrupted();
@@ -61,20 +84,10 @@ final class Acquirer {
 				Thread.currentThread().interrupt();
 			}
 		}
-		if (result instanceof InProgress inProgress && settings.onInProgress() == OnInProgress.WAIT) {
-			try {
-				return this.waiter.await(this.store, record, request, inProgress, settings.waitTimeout(),
-						this.nanoClock);
-			}
-			catch (RuntimeException ex) {
-				abandon(record, request);
-				throw ex;
-			}
-		}
 		return new Claim(result, sentNanos);
 	}
 
-	private void abandon(RecordKey record, AcquireRequest request) {
+	void abandon(RecordKey record, AcquireRequest request) {
 		try {
 			this.store.abandon(record, request.owner(), request.retention()).whenComplete((released, ex) -> {
 				if (ex != null && logger.isDebugEnabled()) {

@@ -1,6 +1,7 @@
 package dev.idempotency.engine;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -58,6 +59,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final Acquirer acquirer;
 
+	private final AsyncWaiter waiter;
+
+	private final EventLoopHandoff handoff = new EventLoopHandoff();
+
 	private final IdempotencyRecords records;
 
 	private final StoreOutage outage;
@@ -104,6 +109,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.nanoClock = this.renewer.nanoClock();
 		this.outage = new StoreOutage(this.nanoClock);
 		this.acquirer = new Acquirer(this.store, this.nanoClock);
+		this.waiter = new AsyncWaiter(this.acquirer, this.nanoClock);
 		this.records = new IdempotencyRecords(store, defaults.maxKeyLength());
 		this.recorder = new OutcomeRecorder(this.store, this.nanoClock);
 		this.encoder = new ResultEncoder(defaults.maxResultSize());
@@ -147,16 +153,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	public @Nullable Object execute(Operation operation, @Nullable Object rawKey, @Nullable Fingerprint fingerprint,
 			Invocation invocation) throws Throwable {
-		RecordKey record;
-		byte[] fingerprinted;
-		try {
-			record = new RecordKey(operation.name(), Keys.normalize(operation, rawKey, this.defaults.maxKeyLength()));
-			fingerprinted = (fingerprint != null) ? fingerprint(operation, fingerprint) : null;
-		}
-		catch (IdempotencyException ex) {
-			this.listeners.onOutcome(Call.NONE, operation.name(), Outcome.INVALID);
-			throw ex;
-		}
+		RecordKey record = recordKey(operation, rawKey);
+		byte[] fingerprinted = fingerprinted(operation, fingerprint);
 		Call call = this.listeners.start(record);
 		Throwable error = null;
 		try {
@@ -168,6 +166,77 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		finally {
 			this.listeners.end(call, record, error);
+		}
+	}
+
+	/**
+	 * Run one idempotent call of work whose value arrives later, such as a method that
+	 * returns a {@code CompletionStage} or a {@code Mono}. The record completes when the
+	 * value arrives, and is released when the work's stage fails or is cancelled, or when
+	 * the work throws before its stage exists; the lease is renewed until then. The
+	 * returned future completes only after the record has: with the value, or with the
+	 * store's exception if completing failed.
+	 * <p>
+	 * Nothing is thrown: the work's exceptions and every
+	 * {@link dev.idempotency.IdempotencyException} (invalid key, in progress, key reuse,
+	 * store failure) fail the returned future. Cancelling it cancels the work's stage
+	 * (through {@link java.util.concurrent.CompletableFuture#cancel}), which releases the
+	 * record, or ends a {@code WAIT}.
+	 * <p>
+	 * The first acquire runs on the calling thread, and so does the work, with its
+	 * {@link dev.idempotency.IdempotencyContext} current until it has returned its stage.
+	 * {@code WAIT} never blocks the calling thread: it polls from the engine's scheduler,
+	 * and the work then starts there if the other attempt failed or expired. The record
+	 * is completed or released on the thread that completes the work's stage, with the
+	 * same retries as a synchronous call, unless that is an event-loop thread (Netty's or
+	 * one Reactor marks non-blocking, such as a reactive Redis client's): then on one of
+	 * a few threads of the engine's own, where the returned future then completes too.
+	 * @param operation the resolved operation
+	 * @param rawKey the evaluated key, before validation and hashing
+	 * @param fingerprint the payload fingerprint, computed when the call needs it, or
+	 * {@code null} when the operation has no payload
+	 * @param invocation the work to run at most once per key
+	 * @return the value of the work, or the replayed value of an earlier attempt
+	 */
+	public CompletableFuture<@Nullable Object> executeAsync(Operation operation, @Nullable Object rawKey,
+			@Nullable Fingerprint fingerprint, AsyncInvocation invocation) {
+		Assert.notNull(invocation, "'invocation' must not be null");
+		RecordKey record;
+		byte[] fingerprinted;
+		try {
+			record = recordKey(operation, rawKey);
+			fingerprinted = fingerprinted(operation, fingerprint);
+		}
+		catch (IdempotencyException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		AsyncCall async = new AsyncCall(this, operation, record, request(operation, fingerprinted), invocation,
+				this.listeners.start(record));
+		async.start();
+		return async.result();
+	}
+
+	// A call refused for its key or payload is counted, but not observed
+	private RecordKey recordKey(Operation operation, @Nullable Object rawKey) {
+		try {
+			return new RecordKey(operation.name(), Keys.normalize(operation, rawKey, this.defaults.maxKeyLength()));
+		}
+		catch (IdempotencyException ex) {
+			this.listeners.onOutcome(Call.NONE, operation.name(), Outcome.INVALID);
+			throw ex;
+		}
+	}
+
+	private byte @Nullable [] fingerprinted(Operation operation, @Nullable Fingerprint fingerprint) {
+		if (fingerprint == null) {
+			return null;
+		}
+		try {
+			return fingerprint(operation, fingerprint);
+		}
+		catch (IdempotencyException ex) {
+			this.listeners.onOutcome(Call.NONE, operation.name(), Outcome.INVALID);
+			throw ex;
 		}
 	}
 
@@ -184,74 +253,186 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
+	private static AcquireRequest request(Operation operation, byte @Nullable [] fingerprint) {
+		OperationSettings settings = operation.settings();
+		return new AcquireRequest(OwnerTokens.next(), settings.lockTimeout(), settings.retention(), fingerprint);
+	}
+
 	private @Nullable Object acquireAndRun(Operation operation, RecordKey record, byte @Nullable [] fingerprint,
 			Invocation invocation, Call call) throws Throwable {
-		OperationSettings settings = operation.settings();
-		String owner = OwnerTokens.next();
-		AcquireRequest request = new AcquireRequest(owner, settings.lockTimeout(), settings.retention(), fingerprint);
+		AcquireRequest request = request(operation, fingerprint);
 		Claim claim;
 		try {
-			claim = this.acquirer.acquire(record, request, settings);
+			claim = this.acquirer.acquire(record, request, operation.settings());
 		}
 		catch (RuntimeException ex) {
-			return onAcquireFailure(operation, record, ex, invocation, call);
+			if (bypass(call, operation, record, ex)) {
+				return invocation.proceed();
+			}
+			throw storeException("acquire", record, ex);
 		}
 		this.outage.answered();
 		AcquireResult result = claim.result();
 		if (result instanceof Acquired acquired) {
-			Attempt attempt = new Attempt(record, owner, acquired.fence(), settings.lockTimeout().toNanos(),
-					claim.sentNanos(), this.nanoClock);
-			return run(operation, attempt, acquired.takeover(), invocation, call);
+			return run(operation, attempt(operation, record, request, acquired, claim), acquired.takeover(), invocation,
+					call);
 		}
 		if (result instanceof Completed completed) {
-			// Counted before decoding: a duplicate whose result cannot be replayed
-			// is still a duplicate that the method did not run for.
-			report(call, operation, record, Outcome.REPLAYED);
-			if (completed.result().isFailure()) {
-				Throwable failure = FailureReplays.replay(operation, record, completed.result());
-				invocation.replayed();
+			Throwable failure = replayedFailure(call, operation, record, completed);
+			Object value = (failure != null) ? null : Replay.decode(operation, record, completed.result());
+			invocation.replayed();
+			if (failure != null) {
 				throw failure;
 			}
-			Object value = Replay.decode(operation, record, completed.result());
-			invocation.replayed();
 			return value;
 		}
+		throw refusal(call, operation, record, result);
+	}
+
+	// Steps shared by synchronous and asynchronous calls
+
+	/**
+	 * Decide what a call whose acquire failed does, and report it.
+	 * @return {@code true} to run the method unprotected, {@code false} to fail the call
+	 * with the store's exception
+	 */
+	boolean bypass(Call call, Operation operation, RecordKey record, RuntimeException ex) {
+		if (this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED) {
+			this.outage.bypassed(record, ex);
+			report(call, operation, record, Outcome.BYPASSED);
+			return true;
+		}
+		report(call, operation, record, Outcome.STORE_ERROR);
+		return false;
+	}
+
+	Attempt attempt(Operation operation, RecordKey record, AcquireRequest request, Acquired acquired, Claim claim) {
+		return new Attempt(record, request.owner(), acquired.fence(), operation.settings().lockTimeout().toNanos(),
+				claim.sentNanos(), this.nanoClock);
+	}
+
+	/**
+	 * Report a replay, and return the failure it replays, if its record stores one.
+	 * @return a new instance of the stored failure, or {@code null} when the record
+	 * stores a result, for {@link Replay#decode} to decode
+	 * @throws dev.idempotency.IdempotencyReplayException if the stored failure cannot be
+	 * replayed
+	 */
+	@Nullable Throwable replayedFailure(Call call, Operation operation, RecordKey record, Completed completed) {
+		// Counted before decoding: a duplicate whose result cannot be replayed
+		// is still a duplicate that the method did not run for.
+		report(call, operation, record, Outcome.REPLAYED);
+		StoredResult stored = completed.result();
+		return stored.isFailure() ? FailureReplays.replay(operation, record, stored) : null;
+	}
+
+	/**
+	 * Report a call that another attempt holds, or whose key was reused.
+	 * @return the exception to fail it with
+	 */
+	IdempotencyException refusal(Call call, Operation operation, RecordKey record, AcquireResult result) {
 		if (result instanceof InProgress inProgress) {
 			report(call, operation, record, Outcome.IN_PROGRESS);
-			throw new IdempotencyInProgressException(record.name(), record.key(), inProgress.leaseRemaining());
+			return new IdempotencyInProgressException(record.name(), record.key(), inProgress.leaseRemaining());
 		}
 		if (result instanceof KeyReused) {
 			report(call, operation, record, Outcome.KEY_REUSE);
-			throw new IdempotencyKeyReuseException(record.name(), record.key());
+			return new IdempotencyKeyReuseException(record.name(), record.key());
 		}
 		throw new IllegalStateException("Unknown acquire result " + result);
 	}
 
-	private @Nullable Object onAcquireFailure(Operation operation, RecordKey record, RuntimeException ex,
-			Invocation invocation, Call call) throws Throwable {
-		if (this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED) {
-			this.outage.bypassed(record, ex);
-			report(call, operation, record, Outcome.BYPASSED);
-			return invocation.proceed();
+	/**
+	 * Start renewing an attempt's lease; if that fails, the method never runs and the
+	 * record is released at once rather than after a whole lease.
+	 */
+	Renewal renew(Call call, Operation operation, Attempt attempt) throws Throwable {
+		OperationSettings settings = operation.settings();
+		try {
+			return this.renewer.start(attempt, settings.lockTimeout(), settings.retention());
 		}
-		report(call, operation, record, Outcome.STORE_ERROR);
-		throw storeException("acquire", record, ex);
+		catch (Throwable ex) {
+			released(call, operation, attempt, ex);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Report the failure of a method and record it: as the outcome that duplicates get
+	 * when its type is one of the operation's {@code replayFailures}, else by releasing
+	 * the record for the next delivery.
+	 * @throws IdempotencyLockLostException if a failure to store found the record taken
+	 * over
+	 * @throws IdempotencyCompletionException if the store kept failing to store it
+	 */
+	void failed(Call call, Operation operation, Attempt attempt, Throwable ex) {
+		StoredResult replayed = FailureReplays.stored(operation, ex);
+		if (replayed == null) {
+			released(call, operation, attempt, ex);
+			return;
+		}
+		completeWithFailure(call, operation, attempt, replayed, ex);
+		report(call, operation, attempt.record(), Outcome.FAILED);
+	}
+
+	/**
+	 * Report an attempt that failed or never ran, and release its record for the next
+	 * delivery, whatever the failure.
+	 */
+	void released(Call call, Operation operation, Attempt attempt, Throwable ex) {
+		report(call, operation, attempt.record(), Outcome.FAILED);
+		this.recorder.release(attempt, operation.settings().retention(), ex);
+	}
+
+	/**
+	 * Store the value of a method that ran, and report the outcome.
+	 * @throws IdempotencyLockLostException if another attempt took the record over
+	 * @throws IdempotencyCompletionException if the store kept failing
+	 * @throws Error an error raised while encoding the value, once the record is complete
+	 */
+	void completed(Call call, Operation operation, Attempt attempt, boolean takeover, @Nullable Object value) {
+		Encoded encoded = this.encoder.encode(operation, attempt, value);
+		try {
+			this.recorder.complete(attempt, encoded.stored(), operation.settings().retention());
+		}
+		catch (IdempotencyLockLostException | IdempotencyCompletionException ex) {
+			report(call, operation, attempt.record(),
+					(ex instanceof IdempotencyLockLostException) ? Outcome.LOCK_LOST : Outcome.STORE_ERROR);
+			if (encoded.error() != null) {
+				ex.addSuppressed(encoded.error());
+			}
+			throw ex;
+		}
+		report(call, operation, attempt.record(), takeover ? Outcome.RECOVERED : Outcome.EXECUTED);
+		if (encoded.error() != null) {
+			throw encoded.error();
+		}
+	}
+
+	Acquirer acquirer() {
+		return this.acquirer;
+	}
+
+	AsyncWaiter waiter() {
+		return this.waiter;
+	}
+
+	EventLoopHandoff handoff() {
+		return this.handoff;
+	}
+
+	Listeners listeners() {
+		return this.listeners;
+	}
+
+	StoreOutage outage() {
+		return this.outage;
 	}
 
 	private @Nullable Object run(Operation operation, Attempt attempt, boolean takeover, Invocation invocation,
 			Call call) throws Throwable {
-		OperationSettings settings = operation.settings();
 		// Renewed until the outcome is recorded, retries included
-		Renewal renewal;
-		try {
-			renewal = this.renewer.start(attempt, settings.lockTimeout(), settings.retention());
-		}
-		catch (Throwable ex) {
-			// The method never ran: the record must not wait a whole lease for the next
-			report(call, operation, attempt.record(), Outcome.FAILED);
-			this.recorder.release(attempt, settings.retention(), ex);
-			throw ex;
-		}
+		Renewal renewal = renew(call, operation, attempt);
 		try {
 			Object value;
 			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);
@@ -259,35 +440,13 @@ public final class IdempotencyEngine implements AutoCloseable {
 				value = invocation.proceed();
 			}
 			catch (Throwable ex) {
-				StoredResult replayed = FailureReplays.stored(operation, ex);
-				if (replayed != null) {
-					completeWithFailure(call, operation, attempt, replayed, ex);
-				}
-				report(call, operation, attempt.record(), Outcome.FAILED);
-				if (replayed == null) {
-					this.recorder.release(attempt, settings.retention(), ex);
-				}
+				failed(call, operation, attempt, ex);
 				throw ex;
 			}
 			finally {
 				IdempotencyContextHolder.restore(outer);
 			}
-			Encoded encoded = this.encoder.encode(operation, attempt, value);
-			try {
-				this.recorder.complete(attempt, encoded.stored(), settings.retention());
-			}
-			catch (IdempotencyLockLostException | IdempotencyCompletionException ex) {
-				report(call, operation, attempt.record(),
-						(ex instanceof IdempotencyLockLostException) ? Outcome.LOCK_LOST : Outcome.STORE_ERROR);
-				if (encoded.error() != null) {
-					ex.addSuppressed(encoded.error());
-				}
-				throw ex;
-			}
-			report(call, operation, attempt.record(), takeover ? Outcome.RECOVERED : Outcome.EXECUTED);
-			if (encoded.error() != null) {
-				throw encoded.error();
-			}
+			completed(call, operation, attempt, takeover, value);
 			return value;
 		}
 		finally {
@@ -327,6 +486,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.waiter.close();
+		this.handoff.close();
 		this.renewer.close();
 	}
 

@@ -11,8 +11,12 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * The engine calls {@link #start} once the key is valid (a call rejected for its key is
  * not observed), then, on the same thread, {@link Call#outcome} once when the outcome is
- * known and {@link Call#end} exactly once. Implementations must be fast and thread-safe;
- * an exception they throw is logged and never breaks the call.
+ * known and {@link Call#end} exactly once. A call of a method whose value arrives later
+ * (a {@code CompletionStage} or a {@code Mono}) may instead be {@link Call#detach()
+ * detached} from the starting thread once the method has returned its stage (or once a
+ * {@code WAIT} begins), then hear its outcome and end on the thread that completes it.
+ * Implementations must be fast and thread-safe; an exception they throw is logged and
+ * never breaks the call.
  */
 @FunctionalInterface
 public interface IdempotencyObserver {
@@ -60,7 +64,17 @@ public interface IdempotencyObserver {
 		void outcome(Outcome outcome);
 
 		/**
-		 * Called once, last, on the thread that started the call.
+		 * Called at most once, on the thread that started the call, when the call goes on
+		 * asynchronously: undo here whatever {@link IdempotencyObserver#start} made
+		 * current on that thread, since {@link #outcome} and {@link #end} may then be
+		 * called on another thread.
+		 */
+		default void detach() {
+		}
+
+		/**
+		 * Called once, last: on the thread that started the call, unless the call was
+		 * {@link #detach() detached}.
 		 * @param error what the call throws to its caller (the method's own exception or
 		 * an {@link dev.idempotency.IdempotencyException}), or {@code null}
 		 */

@@ -29,28 +29,47 @@ final class InProgressWaiter {
 			LongSupplier nanoClock) {
 		long sentNanos = nanoClock.getAsLong();
 		long deadline = sentNanos + timeout.toNanos();
-		long pause = FIRST_PAUSE_MILLIS;
+		long pause = firstPause();
 		AcquireResult result = first;
 		while (result instanceof InProgress inProgress) {
 			long leftNanos = deadline - nanoClock.getAsLong();
 			if (leftNanos <= 0) {
 				return new Claim(inProgress, sentNanos);
 			}
-			// Rounded up: truncated, the last sleep would give up to a millisecond early
-			long left = (leftNanos + 999_999) / 1_000_000;
-			long sleep = Math.min(Math.min(pause, left), inProgress.leaseRemaining().toMillis() + 1);
 			try {
-				Thread.sleep(Math.max(1, sleep));
+				Thread.sleep(pauseMillis(pause, leftNanos, inProgress));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				return new Claim(inProgress, sentNanos);
 			}
-			pause = Math.min(pause * 2, MAX_PAUSE_MILLIS);
+			pause = nextPause(pause);
 			sentNanos = nanoClock.getAsLong();
 			result = store.acquire(record, request);
 		}
 		return new Claim(result, sentNanos);
+	}
+
+	/**
+	 * Return how long to pause before the next poll: never past the other attempt's lease
+	 * or the deadline.
+	 * @param pause the pause planned, in milliseconds
+	 * @param leftNanos the time left until the deadline, positive
+	 * @param inProgress what the last poll found
+	 * @return the pause, at least a millisecond
+	 */
+	static long pauseMillis(long pause, long leftNanos, InProgress inProgress) {
+		// Rounded up: truncated, the last pause would give up to a millisecond early
+		long left = (leftNanos + 999_999) / 1_000_000;
+		return Math.max(1, Math.min(Math.min(pause, left), inProgress.leaseRemaining().toMillis() + 1));
+	}
+
+	static long firstPause() {
+		return FIRST_PAUSE_MILLIS;
+	}
+
+	static long nextPause(long pause) {
+		return Math.min(pause * 2, MAX_PAUSE_MILLIS);
 	}
 
 }

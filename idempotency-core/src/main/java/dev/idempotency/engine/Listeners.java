@@ -75,6 +75,17 @@ final class Listeners {
 		}
 	}
 
+	void detach(Call call, RecordKey record) {
+		try {
+			call.detach();
+		}
+		catch (RuntimeException ex) {
+			logger.warn(
+					"Idempotency observer " + this.observer + " failed to detach from the caller's thread of " + record,
+					ex);
+		}
+	}
+
 	void end(Call call, RecordKey record, @Nullable Throwable error) {
 		try {
 			call.end(error);

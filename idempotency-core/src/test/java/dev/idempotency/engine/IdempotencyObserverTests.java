@@ -2,6 +2,9 @@ package dev.idempotency.engine;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
@@ -73,6 +76,43 @@ class IdempotencyObserverTests {
 	}
 
 	@Test
+	void asyncCallDetachesFromTheCallersThreadAndEndsWhenItsValueArrives() throws Exception {
+		CompletableFuture<String> pending = new CompletableFuture<>();
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(OPERATION, "k", null, () -> {
+			assertThat(RecordingObserver.current.get()).isEqualTo("Payments.charge:k");
+			return pending;
+		});
+		assertThat(RecordingObserver.current.get()).isNull();
+		assertThat(this.observer.events).containsExactly("start Payments.charge:k", "detach");
+		pending.complete("done");
+		assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("done");
+		assertThat(this.observer.events).containsExactly("start Payments.charge:k", "detach", "outcome EXECUTED",
+				"end null");
+	}
+
+	@Test
+	void asyncReplayEndsOnTheCallersThreadWithoutDetaching() throws Exception {
+		this.engine.executeAsync(OPERATION, "k", null, () -> CompletableFuture.completedFuture("done"))
+			.get(10, TimeUnit.SECONDS);
+		this.observer.events.clear();
+		assertThat(this.engine.executeAsync(OPERATION, "k", null, () -> CompletableFuture.completedFuture("again")))
+			.isCompletedWithValue("done");
+		assertThat(this.observer.events).containsExactly("start Payments.charge:k", "outcome REPLAYED", "end null");
+	}
+
+	@Test
+	void asyncFailureEndsWithTheStagesOwnException() {
+		IllegalStateException boom = new IllegalStateException("card declined");
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(OPERATION, "k", null,
+				() -> CompletableFuture.supplyAsync(() -> {
+					throw boom;
+				}));
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(call::join).withCause(boom);
+		assertThat(this.observer.events).containsExactly("start Payments.charge:k", "detach", "outcome FAILED",
+				"end " + boom);
+	}
+
+	@Test
 	void observerSeesTheHashedKey() throws Throwable {
 		String longKey = "x".repeat(201);
 		this.engine.execute(OPERATION, longKey, null, () -> "done");
@@ -133,6 +173,12 @@ class IdempotencyObserverTests {
 				@Override
 				public void outcome(Outcome outcome) {
 					RecordingObserver.this.events.add("outcome " + outcome);
+				}
+
+				@Override
+				public void detach() {
+					current.remove();
+					RecordingObserver.this.events.add("detach");
 				}
 
 				@Override

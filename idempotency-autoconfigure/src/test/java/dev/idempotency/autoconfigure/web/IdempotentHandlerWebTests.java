@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -110,6 +111,20 @@ abstract class IdempotentHandlerWebTests {
 		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
 		assertThat(retry.headers().firstValue("Location")).hasValue(location);
 		assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void retryOfHandlerReturningAMonoReplaysItsResponseEntityMarkedReplayed() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/deferred", key, null, "{\"account\":\"acc-3\",\"amount\":9}");
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+		HttpResponse<byte[]> retry = post("/deferred", key, null, "{\"account\":\"acc-3\",\"amount\":9}");
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
 		assertThat(retry.body()).isEqualTo(first.body());
 		assertThat(this.payments.executions(key)).isEqualTo(1);
 	}
@@ -377,6 +392,17 @@ abstract class IdempotentHandlerWebTests {
 			execute(key);
 			Receipt receipt = new Receipt(UUID.randomUUID().toString(), request.account(), request.amount());
 			return ResponseEntity.created(URI.create("/payments/" + receipt.id())).body(receipt);
+		}
+
+		@PostMapping("/deferred")
+		@Idempotent(name = "web.deferred")
+		Mono<ResponseEntity<Receipt>> deferred(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) {
+			return Mono.fromCallable(() -> {
+				execute(key);
+				Receipt receipt = new Receipt(UUID.randomUUID().toString(), request.account(), request.amount());
+				return ResponseEntity.created(URI.create("/deferred/" + receipt.id())).body(receipt);
+			});
 		}
 
 		@PostMapping("/notes/{id}")

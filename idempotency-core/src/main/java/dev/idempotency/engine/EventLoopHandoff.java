@@ -1,0 +1,118 @@
+package dev.idempotency.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * Keeps blocking store calls off event-loop threads. The value of an asynchronous method
+ * often arrives on the I/O thread of a reactive client, such as Lettuce's or Reactor
+ * Netty's: completing the record there would block that thread for a store round trip,
+ * and with Lettuce could wait for a reply that only the blocked thread can read. Work
+ * that arrives on such a thread (a Netty {@code FastThreadLocalThread}, or a thread
+ * Reactor marks {@code NonBlocking}) is handed to a few daemon threads of the engine's
+ * own; on any other thread it runs at once.
+ */
+final class EventLoopHandoff implements AutoCloseable {
+
+	private static final String[] NON_BLOCKING_TYPES = { "io.netty.util.concurrent.FastThreadLocalThread",
+			"reactor.core.scheduler.NonBlocking" };
+
+	private static final int THREADS = 4;
+
+	private final Class<?>[] nonBlocking;
+
+	private final AtomicInteger threads = new AtomicInteger();
+
+	private volatile @Nullable ThreadPoolExecutor executor;
+
+	private volatile boolean closed;
+
+	EventLoopHandoff() {
+		this(EventLoopHandoff.class.getClassLoader());
+	}
+
+	EventLoopHandoff(@Nullable ClassLoader classLoader) {
+		List<Class<?>> types = new ArrayList<>();
+		for (String name : NON_BLOCKING_TYPES) {
+			if (ClassUtils.isPresent(name, classLoader)) {
+				types.add(ClassUtils.resolveClassName(name, classLoader));
+			}
+		}
+		this.nonBlocking = types.toArray(new Class<?>[0]);
+	}
+
+	/**
+	 * Run work that blocks: at once, unless the current thread must not block.
+	 * @param work the work
+	 */
+	void execute(Runnable work) {
+		if (!isNonBlocking(Thread.currentThread())) {
+			work.run();
+			return;
+		}
+		try {
+			executor().execute(work);
+		}
+		catch (RejectedExecutionException ex) {
+			// The engine is shut down: better late on this thread than never
+			work.run();
+		}
+	}
+
+	boolean isNonBlocking(Thread thread) {
+		for (Class<?> type : this.nonBlocking) {
+			if (type.isInstance(thread)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private ThreadPoolExecutor executor() {
+		ThreadPoolExecutor executor = this.executor;
+		if (executor == null) {
+			synchronized (this) {
+				executor = this.executor;
+				if (executor == null) {
+					if (this.closed) {
+						throw new RejectedExecutionException("The idempotency engine was shut down");
+					}
+					executor = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS,
+							new LinkedBlockingQueue<>(), (task) -> {
+								Thread thread = new Thread(task,
+										"idempotency-complete-" + this.threads.incrementAndGet());
+								thread.setDaemon(true);
+								return thread;
+							});
+					executor.allowCoreThreadTimeOut(true);
+					this.executor = executor;
+				}
+			}
+		}
+		return executor;
+	}
+
+	/**
+	 * Take no more work; what was handed over already still runs.
+	 */
+	@Override
+	public void close() {
+		synchronized (this) {
+			this.closed = true;
+			ThreadPoolExecutor executor = this.executor;
+			if (executor != null) {
+				executor.shutdown();
+			}
+		}
+	}
+
+}

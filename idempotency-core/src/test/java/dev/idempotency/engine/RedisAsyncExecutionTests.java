@@ -1,0 +1,250 @@
+package dev.idempotency.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.netty.util.concurrent.FastThreadLocalThread;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyCompletionException;
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ResolvableType;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.as;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link IdempotencyEngine#executeAsync} against Redis: what the asynchronous path does
+ * beyond what the {@code @Idempotent} method tests show.
+ */
+class RedisAsyncExecutionTests {
+
+	private final RecordingListener listener = new RecordingListener();
+
+	private final IdempotencyEngine engine = new IdempotencyEngine(
+			new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:"),
+			IdempotencyDefaults.STANDARD, List.of(this.listener));
+
+	@AfterEach
+	void closeEngine() {
+		this.engine.close();
+	}
+
+	private static Operation operation(OnInProgress onInProgress) {
+		return new Operation("async-" + UUID.randomUUID(),
+				new OperationSettings(Duration.ofSeconds(1), Duration.ofHours(1), onInProgress, Duration.ofSeconds(30)),
+				new JacksonResultCodec(JsonMapper.builder().build()).forType(ResolvableType.forClass(String.class)),
+				"the test's key");
+	}
+
+	private static IdempotencyDefaults onStoreFailure(StoreFailurePolicy policy) {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		return new IdempotencyDefaults(standard.settings(), policy, standard.maxKeyLength(), standard.maxResultSize(),
+				standard.operations());
+	}
+
+	private static Throwable failure(CompletableFuture<?> future) {
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> future.get(30, TimeUnit.SECONDS));
+		return future.handle((value, ex) -> ex).join();
+	}
+
+	@Test
+	void replayTellsTheInvocationBeforeTheValueIsDelivered() throws Exception {
+		Operation operation = operation(OnInProgress.REJECT);
+		this.engine.executeAsync(operation, "k", null, () -> CompletableFuture.completedFuture("first"))
+			.get(10, TimeUnit.SECONDS);
+		List<String> events = new CopyOnWriteArrayList<>();
+		CompletableFuture<@Nullable Object> replay = this.engine.executeAsync(operation, "k", null,
+				new AsyncInvocation() {
+
+					@Override
+					public CompletionStage<?> start() {
+						throw new AssertionError("a replay must not run the method");
+					}
+
+					@Override
+					public void replayed() {
+						events.add("replayed");
+					}
+
+				});
+		replay.thenAccept((value) -> events.add("delivered " + value)).get(10, TimeUnit.SECONDS);
+		assertThat(events).containsExactly("replayed", "delivered first");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void valueArrivingOnAnEventLoopThreadIsRecordedOnAThreadOfTheEngine() throws Exception {
+		List<String> completingThreads = new CopyOnWriteArrayList<>();
+		IdempotencyListener threads = new IdempotencyListener() {
+
+			@Override
+			public void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+				if (operation == StoreOperation.COMPLETE) {
+					completingThreads.add(Thread.currentThread().getName());
+				}
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:"),
+				IdempotencyDefaults.STANDARD, List.of(threads))) {
+			CompletableFuture<String> pending = new CompletableFuture<>();
+			CompletableFuture<@Nullable Object> call = engine.executeAsync(operation(OnInProgress.REJECT), "k", null,
+					() -> pending);
+			Thread eventLoop = new FastThreadLocalThread(() -> pending.complete("from the event loop"),
+					"test-event-loop");
+			eventLoop.start();
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("from the event loop");
+			assertThat(completingThreads).singleElement(as(InstanceOfAssertFactories.STRING))
+				.startsWith("idempotency-complete-");
+		}
+	}
+
+	@Test
+	void valueOfAReactiveRedisCommandCompletesItsRecord() throws Exception {
+		ReactiveRedisConnection reactive = TestRedis.get().connectionFactory().getReactiveConnection();
+		try {
+			Operation operation = operation(OnInProgress.REJECT);
+			// Lettuce's event loop threads each serve several connections: some of these
+			// values arrive on the thread that also reads the store's replies
+			for (int i = 0; i < 8; i++) {
+				ByteBuffer key = ByteBuffer.wrap(("async-test-" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
+				CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k" + i, null,
+						() -> reactive.stringCommands()
+							.set(key, ByteBuffer.wrap(new byte[] { 1 }))
+							.map((set) -> "set " + set)
+							.toFuture());
+				assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("set true");
+			}
+		}
+		finally {
+			reactive.close();
+		}
+	}
+
+	@Test
+	void invalidKeyFailsTheFutureAndIsCounted() {
+		AtomicInteger runs = new AtomicInteger();
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation(OnInProgress.REJECT), " ", null,
+				() -> CompletableFuture.completedFuture("r" + runs.incrementAndGet()));
+		assertThat(failure(call)).isInstanceOf(IdempotencyKeyException.class);
+		assertThat(runs).hasValue(0);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.INVALID);
+	}
+
+	@Test
+	void nullStageCompletesTheRecordWithNull() throws Exception {
+		Operation operation = operation(OnInProgress.REJECT);
+		assertThat(this.engine.executeAsync(operation, "k", null, () -> null).get(10, TimeUnit.SECONDS)).isNull();
+		assertThat(this.engine.executeAsync(operation, "k", null, () -> {
+			throw new AssertionError("a replay must not run the method");
+		}).get(10, TimeUnit.SECONDS)).isNull();
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void closingTheEngineEndsAPendingWaitAsInProgress() {
+		Operation operation = operation(OnInProgress.WAIT);
+		CompletableFuture<String> pending = new CompletableFuture<>();
+		this.engine.executeAsync(operation, "k", null, () -> pending);
+		CompletableFuture<@Nullable Object> waiting = this.engine.executeAsync(operation, "k", null,
+				() -> CompletableFuture.completedFuture("second"));
+		assertThat(waiting).isNotDone();
+		this.engine.close();
+		assertThat(failure(waiting)).isInstanceOf(IdempotencyInProgressException.class);
+		pending.complete("first");
+	}
+
+	@Test
+	void storeGoingAwayBeforeTheValueArrivesFailsTheCallWithTheStoresException() {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
+					IdempotencyDefaults.STANDARD, List.of(listener))) {
+				CompletableFuture<String> pending = new CompletableFuture<>();
+				CompletableFuture<@Nullable Object> call = engine.executeAsync(operation(OnInProgress.REJECT), "k",
+						null, () -> pending);
+				server.stop();
+				pending.complete("effect done");
+				assertThat(failure(call)).isInstanceOf(IdempotencyCompletionException.class)
+					.hasMessageContaining("ran its method");
+				assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void unreachableStoreFailsTheFutureBeforeTheMethodRuns() {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
+					onStoreFailure(StoreFailurePolicy.FAIL), List.of(listener))) {
+				server.stop();
+				AtomicInteger runs = new AtomicInteger();
+				CompletableFuture<@Nullable Object> call = engine.executeAsync(operation(OnInProgress.REJECT), "k",
+						null, () -> CompletableFuture.completedFuture("r" + runs.incrementAndGet()));
+				assertThat(failure(call)).isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("acquire");
+				assertThat(runs).hasValue(0);
+				assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void unreachableStoreWithProceedRunsTheMethodUnprotected() throws Exception {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, "idempotency:"),
+					onStoreFailure(StoreFailurePolicy.PROCEED), List.of(listener))) {
+				server.stop();
+				AtomicInteger runs = new AtomicInteger();
+				Operation operation = operation(OnInProgress.REJECT);
+				for (int i = 1; i <= 2; i++) {
+					assertThat(engine
+						.executeAsync(operation, "k", null,
+								() -> CompletableFuture.completedFuture("r" + runs.incrementAndGet()))
+						.get(30, TimeUnit.SECONDS)).isEqualTo("r" + i);
+				}
+				assertThat(listener.outcomes()).containsExactly(Outcome.BYPASSED, Outcome.BYPASSED);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+}
