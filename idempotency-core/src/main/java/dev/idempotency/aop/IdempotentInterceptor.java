@@ -48,6 +48,11 @@ final class IdempotentInterceptor implements MethodInterceptor {
 
 	private Supplier<@Nullable RequestBinding> requestBinding = () -> null;
 
+	// Looked up once: a bean factory lookup on every call costs the hot path microseconds
+	private volatile boolean bindingResolved;
+
+	private @Nullable RequestBinding binding;
+
 	private final Map<Method, Boolean> handlers = new ConcurrentHashMap<>();
 
 	IdempotentInterceptor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
@@ -129,18 +134,28 @@ final class IdempotentInterceptor implements MethodInterceptor {
 	// The response of a request handler with a key of its own, so that its replays are
 	// marked too; never the response of a request that merely calls this method
 	private @Nullable Response handlerResponse(IdempotentOperation operation) {
-		RequestBinding binding = this.requestBinding.get();
-		if (binding == null || !this.handlers.computeIfAbsent(operation.method(),
-				(method) -> RequestHandlers.isHandler(method, operation.targetClass()))) {
-			return null;
+		Boolean handler = this.handlers.get(operation.method());
+		if (handler == null) {
+			handler = this.handlers.computeIfAbsent(operation.method(),
+					(method) -> RequestHandlers.isHandler(method, operation.targetClass()));
 		}
-		return binding.currentResponse();
+		RequestBinding binding = handler ? requestBinding() : null;
+		return (binding != null) ? binding.currentResponse() : null;
+	}
+
+	private @Nullable RequestBinding requestBinding() {
+		if (!this.bindingResolved) {
+			// Racing threads find the same bean; the volatile write publishes it
+			this.binding = this.requestBinding.get();
+			this.bindingResolved = true;
+		}
+		return this.binding;
 	}
 
 	// Resolved when the handler is called, while its request is bound to the thread, and
 	// kept with the call for a replay that comes later
 	private BoundRequest bindRequest(IdempotentOperation operation) {
-		RequestBinding binding = this.requestBinding.get();
+		RequestBinding binding = requestBinding();
 		if (binding == null) {
 			throw new IdempotencyKeyException("Operation '" + operation.name() + "' on "
 					+ ExpressionParsing.describe(operation.method()) + " takes its key from the request, but the "
@@ -151,6 +166,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 
 	void setRequestBinding(Supplier<@Nullable RequestBinding> requestBinding) {
 		this.requestBinding = requestBinding;
+		this.bindingResolved = false;
 	}
 
 	private static @Nullable Object evaluate(IdempotentOperation operation, String attribute, @Nullable String text,
