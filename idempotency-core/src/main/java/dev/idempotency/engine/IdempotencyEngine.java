@@ -261,7 +261,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			catch (Throwable ex) {
 				StoredResult replayed = FailureReplays.stored(operation, ex);
 				if (replayed != null) {
-					completeWithFailure(call, operation, attempt, replayed, ex);
+					completeWithFailure(call, operation, attempt, this.encoder.failure(attempt, replayed), ex);
 				}
 				report(call, operation, attempt.record(), Outcome.FAILED);
 				if (replayed == null) {
