@@ -5,7 +5,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.Principal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -32,6 +34,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -292,6 +295,83 @@ abstract class IdempotentHandlerWebTests {
 		assertThat(new String(response.body())).isEqualTo("own key problem");
 	}
 
+	@Test
+	void handlerWithAPrincipalArgumentFindsItsRequest() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/signed", key, "carol", "{\"account\":\"acc-s\",\"amount\":8}");
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(json.readTree(first.body()).get("account").asString()).isEqualTo("carol");
+		HttpResponse<byte[]> retry = post("/signed", key, "carol", "{\"account\":\"acc-s\",\"amount\":8}");
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void listedFailureIsReplayedThroughTheApplicationsExceptionHandlerAndMarked() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/declines", key, null, "{\"account\":\"acc-d\",\"amount\":9}");
+		assertThat(first.statusCode()).isEqualTo(402);
+		assertThat(new String(first.body())).isEqualTo("declined: acc-d");
+		assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+		HttpResponse<byte[]> retry = post("/declines", key, null, "{\"account\":\"acc-d\",\"amount\":9}");
+		assertThat(retry.statusCode()).isEqualTo(402);
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void emptyTextAndBinaryResponsesReplayTheSameBytes() throws Exception {
+		for (String path : List.of("/empty", "/text", "/binary")) {
+			String key = newKey();
+			HttpResponse<byte[]> first = post(path, key, null, "{\"account\":\"acc-e\",\"amount\":1}");
+			HttpResponse<byte[]> retry = post(path, key, null, "{\"account\":\"acc-e\",\"amount\":1}");
+			assertThat(first.statusCode()).as(path).isEqualTo(path.equals("/empty") ? 204 : 200);
+			assertThat(retry.statusCode()).as(path).isEqualTo(first.statusCode());
+			assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).as(path).hasValue("true");
+			assertThat(retry.headers().firstValue("Content-Type")).as(path)
+				.isEqualTo(first.headers().firstValue("Content-Type"));
+			assertThat(retry.body()).as(path).isEqualTo(first.body());
+			assertThat(this.payments.executions(key)).as(path).isEqualTo(1);
+		}
+	}
+
+	// Bodies of many chunks, so that handlers are called from a later signal, from
+	// requests that interleave on few threads: a request that saw another's exchange
+	// would be stored under the other's key and answered with the other's response
+	@Test
+	void interleavedRequestsWithLargeBodiesEachGetTheirOwnResponse() throws Exception {
+		int count = 24;
+		List<String> keys = new ArrayList<>();
+		List<CompletableFuture<HttpResponse<byte[]>>> responses = new ArrayList<>();
+		for (int round = 0; round < 2; round++) {
+			responses.clear();
+			for (int i = 0; i < count; i++) {
+				if (round == 0) {
+					keys.add(newKey());
+				}
+				String user = (i % 3 == 0) ? null : "user-" + (i % 2);
+				String body = "{\"account\":\"" + keys.get(i) + "-" + "a".repeat(100_000) + "\",\"amount\":" + i + "}";
+				responses.add(this.http.sendAsync(request("/echo", keys.get(i), user, body),
+						HttpResponse.BodyHandlers.ofByteArray()));
+			}
+			for (int i = 0; i < count; i++) {
+				HttpResponse<byte[]> response = responses.get(i).get(60, TimeUnit.SECONDS);
+				assertThat(response.statusCode()).isEqualTo(201);
+				JsonNode receipt = json.readTree(response.body());
+				assertThat(receipt.get("id").asString()).isEqualTo(keys.get(i));
+				assertThat(receipt.get("amount").asLong()).isEqualTo(i);
+				assertThat(response.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER))
+					.isEqualTo((round == 0) ? java.util.Optional.empty() : java.util.Optional.of("true"));
+			}
+		}
+		for (String key : keys) {
+			assertThat(this.payments.executions(key)).isEqualTo(1);
+		}
+	}
+
 	private void assertProblem(HttpResponse<byte[]> response, String type, int status) throws IOException {
 		assertThat(response.headers().firstValue("Content-Type"))
 			.hasValueSatisfying((contentType) -> assertThat(contentType).startsWith("application/problem+json"));
@@ -334,6 +414,14 @@ abstract class IdempotentHandlerWebTests {
 	}
 
 	record Receipt(String id, String account, long amount) {
+
+	}
+
+	public static class CardDeclinedException extends RuntimeException {
+
+		public CardDeclinedException(String message) {
+			super(message);
+		}
 
 	}
 
@@ -404,6 +492,64 @@ abstract class IdempotentHandlerWebTests {
 			execute(key);
 			return ResponseEntity.created(URI.create("/forms/1"))
 				.body(new Receipt(UUID.randomUUID().toString(), form.account(), form.amount()));
+		}
+
+		@PostMapping("/signed")
+		@Idempotent(name = "web.signed")
+		ResponseEntity<Receipt> signed(@RequestBody PayRequest request, Principal principal,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/signed/1"))
+				.body(new Receipt(UUID.randomUUID().toString(), principal.getName(), request.amount()));
+		}
+
+		@PostMapping("/declines")
+		@Idempotent(name = "web.declines", replayFailures = CardDeclinedException.class)
+		ResponseEntity<Receipt> decline(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			throw new CardDeclinedException("declined: " + request.account());
+		}
+
+		@ExceptionHandler
+		ResponseEntity<String> declined(CardDeclinedException ex) {
+			return ResponseEntity.status(HttpStatus.PAYMENT_REQUIRED)
+				.contentType(MediaType.TEXT_PLAIN)
+				.body(ex.getMessage());
+		}
+
+		@PostMapping("/empty")
+		@Idempotent(name = "web.empty")
+		ResponseEntity<Void> empty(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.noContent().build();
+		}
+
+		@PostMapping("/text")
+		@Idempotent(name = "web.text")
+		ResponseEntity<String> text(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.ok().contentType(MediaType.TEXT_PLAIN).body("text \"" + UUID.randomUUID() + "\" é");
+		}
+
+		@PostMapping("/binary")
+		@Idempotent(name = "web.binary")
+		ResponseEntity<byte[]> binary(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			byte[] bytes = new byte[300];
+			new java.util.Random().nextBytes(bytes);
+			return ResponseEntity.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(bytes);
+		}
+
+		@PostMapping("/echo")
+		@Idempotent(name = "web.echo")
+		ResponseEntity<Receipt> echo(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/echo/" + key)).body(new Receipt(key, "echo", request.amount()));
 		}
 
 		@GetMapping("/lookups/{id}")
