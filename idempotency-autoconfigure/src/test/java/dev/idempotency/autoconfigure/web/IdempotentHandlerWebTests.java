@@ -25,6 +25,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
@@ -372,6 +373,43 @@ abstract class IdempotentHandlerWebTests {
 		}
 	}
 
+	@Test
+	void applicationsHandlerOfTheSuperclassWinsOverTheDefaultMapping() throws Exception {
+		HttpResponse<byte[]> response = post("/broad-errors", "\"unterminated", null,
+				"{\"account\":\"acc-10\",\"amount\":1}");
+		assertThat(response.statusCode()).isEqualTo(418);
+		assertThat(new String(response.body())).isEqualTo("own broad problem");
+	}
+
+	@Test
+	void retryOfMultipartHandlerReplays() throws Exception {
+		String key = newKey();
+		// A connection of its own for each: Reactor Netty may close one after a multipart
+		// request whose epilogue its parser leaves unread, under a client reusing it
+		HttpResponse<byte[]> first = HttpClient.newHttpClient()
+			.send(multipart(key), HttpResponse.BodyHandlers.ofByteArray());
+		HttpResponse<byte[]> retry = HttpClient.newHttpClient()
+			.send(multipart(key), HttpResponse.BodyHandlers.ofByteArray());
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(json.readTree(first.body()).get("account").asString()).isEqualTo("acc-multi");
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	private HttpRequest multipart(String key) {
+		String boundary = "b0undary";
+		String body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"account\"\r\n\r\nacc-multi\r\n"
+				+ "--" + boundary + "\r\nContent-Disposition: form-data; name=\"amount\"\r\n\r\n6\r\n" + "--" + boundary
+				+ "--\r\n";
+		return HttpRequest.newBuilder(uri("/multipart"))
+			.header("Content-Type", "multipart/form-data; boundary=" + boundary)
+			.header(IdempotencyProblems.KEY_HEADER, key)
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build();
+	}
+
 	private void assertProblem(HttpResponse<byte[]> response, String type, int status) throws IOException {
 		assertThat(response.headers().firstValue("Content-Type"))
 			.hasValueSatisfying((contentType) -> assertThat(contentType).startsWith("application/problem+json"));
@@ -552,6 +590,15 @@ abstract class IdempotentHandlerWebTests {
 			return ResponseEntity.created(URI.create("/echo/" + key)).body(new Receipt(key, "echo", request.amount()));
 		}
 
+		@PostMapping(path = "/multipart", consumes = "multipart/form-data")
+		@Idempotent(name = "web.multipart")
+		ResponseEntity<Receipt> multipart(@ModelAttribute PayRequest form,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/multipart/1"))
+				.body(new Receipt(UUID.randomUUID().toString(), form.account(), form.amount()));
+		}
+
 		@GetMapping("/lookups/{id}")
 		Receipt lookup(@PathVariable String id) {
 			return this.lookups.find(id);
@@ -608,6 +655,28 @@ abstract class IdempotentHandlerWebTests {
 		@Idempotent
 		ResponseEntity<Receipt> pay(@RequestBody PayRequest request) {
 			return ResponseEntity.ok(new Receipt("own", request.account(), request.amount()));
+		}
+
+	}
+
+	@RestController
+	static class BroadErrors {
+
+		@PostMapping("/broad-errors")
+		@Idempotent
+		ResponseEntity<Receipt> pay(@RequestBody PayRequest request) {
+			return ResponseEntity.ok(new Receipt("broad", request.account(), request.amount()));
+		}
+
+	}
+
+	// A handler of the superclass of every idempotency exception
+	@RestControllerAdvice(assignableTypes = BroadErrors.class)
+	static class BroadErrorsAdvice {
+
+		@ExceptionHandler
+		ResponseEntity<String> anyProblem(IdempotencyException ex) {
+			return ResponseEntity.status(418).body("own broad problem");
 		}
 
 	}
