@@ -374,6 +374,23 @@ abstract class IdempotentHandlerWebTests {
 	}
 
 	@Test
+	void keysAreCaseSensitiveAndALongKeyReplaysUnderItsDigest() throws Exception {
+		String key = newKey() + "-AbC";
+		String lower = key.toLowerCase(java.util.Locale.ROOT);
+		String longKey = key + "x".repeat(4000);
+		for (String each : List.of(key, lower, longKey)) {
+			HttpResponse<byte[]> first = post("/payments", each, null, "{\"account\":\"acc-l\",\"amount\":2}");
+			assertThat(first.statusCode()).isEqualTo(201);
+			assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+			HttpResponse<byte[]> retry = post("/payments", "  " + each + " ", null,
+					"{\"account\":\"acc-l\",\"amount\":2}");
+			assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+			assertThat(retry.body()).isEqualTo(first.body());
+			assertThat(this.payments.executions(each)).isEqualTo(1);
+		}
+	}
+
+	@Test
 	void applicationsHandlerOfTheSuperclassWinsOverTheDefaultMapping() throws Exception {
 		HttpResponse<byte[]> response = post("/broad-errors", "\"unterminated", null,
 				"{\"account\":\"acc-10\",\"amount\":1}");
