@@ -324,6 +324,18 @@ abstract class IdempotentHandlerWebTests {
 	}
 
 	@Test
+	void listedFailureWithAResponseStatusIsReplayedThroughTheFrameworksErrorHandlingAndMarked() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/limits", key, null, "{\"account\":\"acc-x\",\"amount\":9}");
+		assertThat(first.statusCode()).isEqualTo(403);
+		assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+		HttpResponse<byte[]> retry = post("/limits", key, null, "{\"account\":\"acc-x\",\"amount\":9}");
+		assertThat(retry.statusCode()).isEqualTo(403);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
 	void emptyTextAndBinaryResponsesReplayTheSameBytes() throws Exception {
 		for (String path : List.of("/empty", "/text", "/binary")) {
 			String key = newKey();
@@ -480,6 +492,15 @@ abstract class IdempotentHandlerWebTests {
 
 	}
 
+	@ResponseStatus(HttpStatus.FORBIDDEN)
+	public static class LimitExceededException extends RuntimeException {
+
+		public LimitExceededException(String message) {
+			super(message);
+		}
+
+	}
+
 	static class Lookups {
 
 		private final Payments payments;
@@ -564,6 +585,14 @@ abstract class IdempotentHandlerWebTests {
 				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
 			execute(key);
 			throw new CardDeclinedException("declined: " + request.account());
+		}
+
+		@PostMapping("/limits")
+		@Idempotent(name = "web.limits", replayFailures = LimitExceededException.class)
+		ResponseEntity<Receipt> limit(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			throw new LimitExceededException("limit exceeded: " + request.account());
 		}
 
 		@ExceptionHandler
