@@ -336,6 +336,20 @@ abstract class IdempotentHandlerWebTests {
 	}
 
 	@Test
+	void handlerWhoseRequestBodyIsDeclaredOnItsInterfaceFingerprintsIt() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/transfers", key, null, "{\"account\":\"acc-t\",\"amount\":100}");
+		assertThat(first.statusCode()).isEqualTo(201);
+		HttpResponse<byte[]> reused = post("/transfers", key, null, "{\"account\":\"acc-t\",\"amount\":999}");
+		assertThat(reused.statusCode()).isEqualTo(422);
+		assertProblem(reused, IdempotencyProblems.KEY_REUSED, 422);
+		HttpResponse<byte[]> retry = post("/transfers", key, null, "{\"account\":\"acc-t\",\"amount\":100}");
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
 	void emptyTextAndBinaryResponsesReplayTheSameBytes() throws Exception {
 		for (String path : List.of("/empty", "/text", "/binary")) {
 			String key = newKey();
@@ -517,8 +531,18 @@ abstract class IdempotentHandlerWebTests {
 
 	}
 
+	// An API interface that declares the mapping and the request body, as generated ones
+	// do
+	interface TransferApi {
+
+		@PostMapping("/transfers")
+		ResponseEntity<Receipt> transfer(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException;
+
+	}
+
 	@RestController
-	static class Payments {
+	static class Payments implements TransferApi {
 
 		private final Lookups lookups;
 
@@ -593,6 +617,14 @@ abstract class IdempotentHandlerWebTests {
 				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
 			execute(key);
 			throw new LimitExceededException("limit exceeded: " + request.account());
+		}
+
+		@Override
+		@Idempotent(name = "web.transfers")
+		public ResponseEntity<Receipt> transfer(PayRequest request, String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/transfers/1"))
+				.body(new Receipt(UUID.randomUUID().toString(), request.account(), request.amount()));
 		}
 
 		@ExceptionHandler
