@@ -213,6 +213,17 @@ abstract class IdempotentHandlerWebTests {
 		assertThat(this.payments.executions(key)).isEqualTo(1);
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "text/plain", "application/xml", "text/html" })
+	void problemKeepsItsStatusWhateverTheRequestAccepts(String accept) throws Exception {
+		HttpResponse<byte[]> response = send(HttpRequest.newBuilder(uri("/payments"))
+			.header("Content-Type", "application/json")
+			.header("Accept", accept)
+			.POST(HttpRequest.BodyPublishers.ofString("{\"account\":\"acc-5\",\"amount\":1}"))
+			.build());
+		assertThat(response.statusCode()).isEqualTo(400);
+	}
+
 	@Test
 	void missingKeyHeaderIsBadRequest() throws Exception {
 		int before = this.payments.total();
