@@ -371,7 +371,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			released(call, operation, attempt, ex);
 			return;
 		}
-		completeWithFailure(call, operation, attempt, replayed, ex);
+		completeWithFailure(call, operation, attempt, this.encoder.failure(attempt, replayed), ex);
 		report(call, operation, attempt.record(), Outcome.FAILED);
 	}
 

@@ -1,5 +1,7 @@
 package dev.idempotency.engine;
 
+import java.nio.charset.StandardCharsets;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -65,6 +67,35 @@ final class ResultEncoder {
 				.unreplayable("its result of type " + typeName(value) + " could not be encoded: " + ex);
 			return new Encoded(stored, (ex instanceof Error error) ? error : null);
 		}
+	}
+
+	/**
+	 * Bound a failure that duplicates are to get by {@code idempotency.max-result-size},
+	 * as a result is: a message larger than that is not stored, and duplicates get
+	 * {@code IdempotencyReplayException} instead, without running the method again.
+	 * @param attempt the attempt that failed
+	 * @param failure the failure to store
+	 * @return the failure, or the reason why it cannot be replayed
+	 */
+	StoredResult failure(Attempt attempt, StoredResult failure) {
+		String type = failure.failureType();
+		String message = failure.failureMessage();
+		if (type == null || message == null || utf8Length(message) + utf8Length(type) <= this.maxResultSize) {
+			return failure;
+		}
+		logger.warn(attempt + " failed with a " + type + " whose message exceeds idempotency.max-result-size of "
+				+ this.maxResultSize + " bytes; duplicates will get IdempotencyReplayException");
+		return StoredResult.unreplayable("its failure of type " + type
+				+ " has a message that exceeds idempotency.max-result-size of " + this.maxResultSize + " bytes");
+	}
+
+	// Every char is at least one byte in UTF-8: a text of more chars than the limit is
+	// too large without being encoded
+	private long utf8Length(String text) {
+		if (text.length() > this.maxResultSize) {
+			return text.length();
+		}
+		return text.getBytes(StandardCharsets.UTF_8).length;
 	}
 
 	private static String typeName(@Nullable Object value) {

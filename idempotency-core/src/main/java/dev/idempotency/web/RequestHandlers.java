@@ -2,8 +2,10 @@ package dev.idempotency.web;
 
 import java.lang.reflect.Method;
 
+import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotatedMethod;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -48,13 +50,19 @@ public final class RequestHandlers {
 	}
 
 	/**
-	 * Return the position of the {@code @RequestBody} parameter of a request handler.
+	 * Return the position of the {@code @RequestBody} parameter of a request handler,
+	 * annotated on the method or on a method it implements or overrides, as Spring reads
+	 * it.
 	 * @param method the handler method
 	 * @return the position, or -1 when it has none
 	 */
 	public static int requestBodyIndex(Method method) {
-		for (int i = 0; i < method.getParameterCount(); i++) {
-			if (method.getParameters()[i].isAnnotationPresent(RequestBody.class)) {
+		// Spring finds parameter annotations on the interfaces and superclasses of a
+		// handler too, as on an implementation of a generated API interface, which
+		// declares the body there only
+		MethodParameter[] parameters = new AnnotatedMethod(method).getMethodParameters();
+		for (int i = 0; i < parameters.length; i++) {
+			if (parameters[i].hasParameterAnnotation(RequestBody.class)) {
 				return i;
 			}
 		}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -191,6 +192,42 @@ abstract class FailureReplayEngineTests {
 			.withMessage(null);
 		assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> call(operation, "text", () -> "ran"))
 			.withMessage(text);
+	}
+
+	@Test
+	void failureWhoseMessageExceedsMaxResultSizeIsNotStoredAndDuplicatesGetReplayException() throws Throwable {
+		IdempotencyDefaults small = new IdempotencyDefaults(IdempotencyDefaults.STANDARD.settings(),
+				IdempotencyDefaults.STANDARD.onStoreFailure(), 200, 4096, Map.of());
+		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, small, List.of())) {
+			Operation operation = operation(REJECT, CardDeclinedException.class);
+			String huge = "é".repeat(3000);
+			String fits = "x".repeat(3000);
+			AtomicInteger runs = new AtomicInteger();
+			assertThatExceptionOfType(CardDeclinedException.class)
+				.isThrownBy(() -> engine.execute(operation, "huge", null, () -> {
+					runs.incrementAndGet();
+					throw new CardDeclinedException(huge);
+				}))
+				.withMessage(huge);
+			assertThatExceptionOfType(CardDeclinedException.class)
+				.isThrownBy(() -> engine.execute(operation, "fits", null, () -> {
+					throw new CardDeclinedException(fits);
+				}));
+			assertThatExceptionOfType(IdempotencyReplayException.class)
+				.isThrownBy(() -> engine.execute(operation, "huge", null, () -> "ran " + runs.incrementAndGet()))
+				.withMessageContaining("max-result-size");
+			assertThatExceptionOfType(CardDeclinedException.class)
+				.isThrownBy(() -> engine.execute(operation, "fits", null, () -> "ran"))
+				.withMessage(fits);
+			assertThat(runs).hasValue(1);
+			StoredResult stored = ((AcquireResult.Completed) this.store.acquire(new RecordKey(this.name, "huge"),
+					new AcquireRequest("reader", Duration.ofSeconds(30), Duration.ofHours(1), null)))
+				.result();
+			assertThat(stored.isFailure()).isFalse();
+			assertThat(stored.unreplayableReason()).contains(CardDeclinedException.class.getName())
+				.contains("4096 bytes")
+				.doesNotContain("é");
+		}
 	}
 
 	@Test

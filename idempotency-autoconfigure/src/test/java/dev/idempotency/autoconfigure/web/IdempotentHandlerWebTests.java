@@ -5,7 +5,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.Principal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -24,6 +26,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
@@ -33,6 +36,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -224,6 +228,17 @@ abstract class IdempotentHandlerWebTests {
 		assertThat(this.payments.executions(key)).isEqualTo(1);
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "text/plain", "application/xml", "text/html" })
+	void problemKeepsItsStatusWhateverTheRequestAccepts(String accept) throws Exception {
+		HttpResponse<byte[]> response = send(HttpRequest.newBuilder(uri("/payments"))
+			.header("Content-Type", "application/json")
+			.header("Accept", accept)
+			.POST(HttpRequest.BodyPublishers.ofString("{\"account\":\"acc-5\",\"amount\":1}"))
+			.build());
+		assertThat(response.statusCode()).isEqualTo(400);
+	}
+
 	@Test
 	void missingKeyHeaderIsBadRequest() throws Exception {
 		int before = this.payments.total();
@@ -307,6 +322,163 @@ abstract class IdempotentHandlerWebTests {
 		assertThat(new String(response.body())).isEqualTo("own key problem");
 	}
 
+	@Test
+	void handlerWithAPrincipalArgumentFindsItsRequest() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/signed", key, "carol", "{\"account\":\"acc-s\",\"amount\":8}");
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(json.readTree(first.body()).get("account").asString()).isEqualTo("carol");
+		HttpResponse<byte[]> retry = post("/signed", key, "carol", "{\"account\":\"acc-s\",\"amount\":8}");
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void listedFailureIsReplayedThroughTheApplicationsExceptionHandlerAndMarked() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/declines", key, null, "{\"account\":\"acc-d\",\"amount\":9}");
+		assertThat(first.statusCode()).isEqualTo(402);
+		assertThat(new String(first.body())).isEqualTo("declined: acc-d");
+		assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+		HttpResponse<byte[]> retry = post("/declines", key, null, "{\"account\":\"acc-d\",\"amount\":9}");
+		assertThat(retry.statusCode()).isEqualTo(402);
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void listedFailureWithAResponseStatusIsReplayedThroughTheFrameworksErrorHandlingAndMarked() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/limits", key, null, "{\"account\":\"acc-x\",\"amount\":9}");
+		assertThat(first.statusCode()).isEqualTo(403);
+		assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+		HttpResponse<byte[]> retry = post("/limits", key, null, "{\"account\":\"acc-x\",\"amount\":9}");
+		assertThat(retry.statusCode()).isEqualTo(403);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void handlerWhoseRequestBodyIsDeclaredOnItsInterfaceFingerprintsIt() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/transfers", key, null, "{\"account\":\"acc-t\",\"amount\":100}");
+		assertThat(first.statusCode()).isEqualTo(201);
+		HttpResponse<byte[]> reused = post("/transfers", key, null, "{\"account\":\"acc-t\",\"amount\":999}");
+		assertThat(reused.statusCode()).isEqualTo(422);
+		assertProblem(reused, IdempotencyProblems.KEY_REUSED, 422);
+		HttpResponse<byte[]> retry = post("/transfers", key, null, "{\"account\":\"acc-t\",\"amount\":100}");
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
+	void emptyTextAndBinaryResponsesReplayTheSameBytes() throws Exception {
+		for (String path : List.of("/empty", "/text", "/binary")) {
+			String key = newKey();
+			HttpResponse<byte[]> first = post(path, key, null, "{\"account\":\"acc-e\",\"amount\":1}");
+			HttpResponse<byte[]> retry = post(path, key, null, "{\"account\":\"acc-e\",\"amount\":1}");
+			assertThat(first.statusCode()).as(path).isEqualTo(path.equals("/empty") ? 204 : 200);
+			assertThat(retry.statusCode()).as(path).isEqualTo(first.statusCode());
+			assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).as(path).hasValue("true");
+			assertThat(retry.headers().firstValue("Content-Type")).as(path)
+				.isEqualTo(first.headers().firstValue("Content-Type"));
+			assertThat(retry.body()).as(path).isEqualTo(first.body());
+			assertThat(this.payments.executions(key)).as(path).isEqualTo(1);
+		}
+	}
+
+	// Bodies of many chunks, so that handlers are called from a later signal, from
+	// requests that interleave on few threads: a request that saw another's exchange
+	// would be stored under the other's key and answered with the other's response
+	@Test
+	void interleavedRequestsWithLargeBodiesEachGetTheirOwnResponse() throws Exception {
+		int count = 24;
+		List<String> keys = new ArrayList<>();
+		List<CompletableFuture<HttpResponse<byte[]>>> responses = new ArrayList<>();
+		for (int round = 0; round < 2; round++) {
+			responses.clear();
+			for (int i = 0; i < count; i++) {
+				if (round == 0) {
+					keys.add(newKey());
+				}
+				String user = (i % 3 == 0) ? null : "user-" + (i % 2);
+				String body = "{\"account\":\"" + keys.get(i) + "-" + "a".repeat(100_000) + "\",\"amount\":" + i + "}";
+				responses.add(this.http.sendAsync(request("/echo", keys.get(i), user, body),
+						HttpResponse.BodyHandlers.ofByteArray()));
+			}
+			for (int i = 0; i < count; i++) {
+				HttpResponse<byte[]> response = responses.get(i).get(60, TimeUnit.SECONDS);
+				assertThat(response.statusCode()).isEqualTo(201);
+				JsonNode receipt = json.readTree(response.body());
+				assertThat(receipt.get("id").asString()).isEqualTo(keys.get(i));
+				assertThat(receipt.get("amount").asLong()).isEqualTo(i);
+				assertThat(response.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER))
+					.isEqualTo((round == 0) ? java.util.Optional.empty() : java.util.Optional.of("true"));
+			}
+		}
+		for (String key : keys) {
+			assertThat(this.payments.executions(key)).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void keysAreCaseSensitiveAndALongKeyReplaysUnderItsDigest() throws Exception {
+		String key = newKey() + "-AbC";
+		String lower = key.toLowerCase(java.util.Locale.ROOT);
+		String longKey = key + "x".repeat(4000);
+		for (String each : List.of(key, lower, longKey)) {
+			HttpResponse<byte[]> first = post("/payments", each, null, "{\"account\":\"acc-l\",\"amount\":2}");
+			assertThat(first.statusCode()).isEqualTo(201);
+			assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+			HttpResponse<byte[]> retry = post("/payments", "  " + each + " ", null,
+					"{\"account\":\"acc-l\",\"amount\":2}");
+			assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+			assertThat(retry.body()).isEqualTo(first.body());
+			assertThat(this.payments.executions(each)).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void applicationsHandlerOfTheSuperclassWinsOverTheDefaultMapping() throws Exception {
+		HttpResponse<byte[]> response = post("/broad-errors", "\"unterminated", null,
+				"{\"account\":\"acc-10\",\"amount\":1}");
+		assertThat(response.statusCode()).isEqualTo(418);
+		assertThat(new String(response.body())).isEqualTo("own broad problem");
+	}
+
+	@Test
+	void retryOfMultipartHandlerReplays() throws Exception {
+		String key = newKey();
+		// A connection of its own for each: Reactor Netty may close one after a multipart
+		// request whose epilogue its parser leaves unread, under a client reusing it
+		HttpResponse<byte[]> first = HttpClient.newHttpClient()
+			.send(multipart(key), HttpResponse.BodyHandlers.ofByteArray());
+		HttpResponse<byte[]> retry = HttpClient.newHttpClient()
+			.send(multipart(key), HttpResponse.BodyHandlers.ofByteArray());
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(json.readTree(first.body()).get("account").asString()).isEqualTo("acc-multi");
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	private HttpRequest multipart(String key) {
+		String boundary = "b0undary";
+		String body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"account\"\r\n\r\nacc-multi\r\n"
+				+ "--" + boundary + "\r\nContent-Disposition: form-data; name=\"amount\"\r\n\r\n6\r\n" + "--" + boundary
+				+ "--\r\n";
+		return HttpRequest.newBuilder(uri("/multipart"))
+			.header("Content-Type", "multipart/form-data; boundary=" + boundary)
+			.header(IdempotencyProblems.KEY_HEADER, key)
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build();
+	}
+
 	private void assertProblem(HttpResponse<byte[]> response, String type, int status) throws IOException {
 		assertThat(response.headers().firstValue("Content-Type"))
 			.hasValueSatisfying((contentType) -> assertThat(contentType).startsWith("application/problem+json"));
@@ -352,6 +524,23 @@ abstract class IdempotentHandlerWebTests {
 
 	}
 
+	public static class CardDeclinedException extends RuntimeException {
+
+		public CardDeclinedException(String message) {
+			super(message);
+		}
+
+	}
+
+	@ResponseStatus(HttpStatus.FORBIDDEN)
+	public static class LimitExceededException extends RuntimeException {
+
+		public LimitExceededException(String message) {
+			super(message);
+		}
+
+	}
+
 	static class Lookups {
 
 		private final Payments payments;
@@ -368,8 +557,18 @@ abstract class IdempotentHandlerWebTests {
 
 	}
 
+	// An API interface that declares the mapping and the request body, as generated ones
+	// do
+	interface TransferApi {
+
+		@PostMapping("/transfers")
+		ResponseEntity<Receipt> transfer(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException;
+
+	}
+
 	@RestController
-	static class Payments {
+	static class Payments implements TransferApi {
 
 		private final Lookups lookups;
 
@@ -432,6 +631,89 @@ abstract class IdempotentHandlerWebTests {
 				.body(new Receipt(UUID.randomUUID().toString(), form.account(), form.amount()));
 		}
 
+		@PostMapping("/signed")
+		@Idempotent(name = "web.signed")
+		ResponseEntity<Receipt> signed(@RequestBody PayRequest request, Principal principal,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/signed/1"))
+				.body(new Receipt(UUID.randomUUID().toString(), principal.getName(), request.amount()));
+		}
+
+		@PostMapping("/declines")
+		@Idempotent(name = "web.declines", replayFailures = CardDeclinedException.class)
+		ResponseEntity<Receipt> decline(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			throw new CardDeclinedException("declined: " + request.account());
+		}
+
+		@PostMapping("/limits")
+		@Idempotent(name = "web.limits", replayFailures = LimitExceededException.class)
+		ResponseEntity<Receipt> limit(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			throw new LimitExceededException("limit exceeded: " + request.account());
+		}
+
+		@Override
+		@Idempotent(name = "web.transfers")
+		public ResponseEntity<Receipt> transfer(PayRequest request, String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/transfers/1"))
+				.body(new Receipt(UUID.randomUUID().toString(), request.account(), request.amount()));
+		}
+
+		@ExceptionHandler
+		ResponseEntity<String> declined(CardDeclinedException ex) {
+			return ResponseEntity.status(HttpStatus.PAYMENT_REQUIRED)
+				.contentType(MediaType.TEXT_PLAIN)
+				.body(ex.getMessage());
+		}
+
+		@PostMapping("/empty")
+		@Idempotent(name = "web.empty")
+		ResponseEntity<Void> empty(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.noContent().build();
+		}
+
+		@PostMapping("/text")
+		@Idempotent(name = "web.text")
+		ResponseEntity<String> text(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.ok().contentType(MediaType.TEXT_PLAIN).body("text \"" + UUID.randomUUID() + "\" é");
+		}
+
+		@PostMapping("/binary")
+		@Idempotent(name = "web.binary")
+		ResponseEntity<byte[]> binary(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			byte[] bytes = new byte[300];
+			new java.util.Random().nextBytes(bytes);
+			return ResponseEntity.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(bytes);
+		}
+
+		@PostMapping("/echo")
+		@Idempotent(name = "web.echo")
+		ResponseEntity<Receipt> echo(@RequestBody PayRequest request,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/echo/" + key)).body(new Receipt(key, "echo", request.amount()));
+		}
+
+		@PostMapping(path = "/multipart", consumes = "multipart/form-data")
+		@Idempotent(name = "web.multipart")
+		ResponseEntity<Receipt> multipart(@ModelAttribute PayRequest form,
+				@RequestHeader(name = "Idempotency-Key", required = false) String key) throws InterruptedException {
+			execute(key);
+			return ResponseEntity.created(URI.create("/multipart/1"))
+				.body(new Receipt(UUID.randomUUID().toString(), form.account(), form.amount()));
+		}
+
 		@GetMapping("/lookups/{id}")
 		Receipt lookup(@PathVariable String id) {
 			return this.lookups.find(id);
@@ -488,6 +770,28 @@ abstract class IdempotentHandlerWebTests {
 		@Idempotent
 		ResponseEntity<Receipt> pay(@RequestBody PayRequest request) {
 			return ResponseEntity.ok(new Receipt("own", request.account(), request.amount()));
+		}
+
+	}
+
+	@RestController
+	static class BroadErrors {
+
+		@PostMapping("/broad-errors")
+		@Idempotent
+		ResponseEntity<Receipt> pay(@RequestBody PayRequest request) {
+			return ResponseEntity.ok(new Receipt("broad", request.account(), request.amount()));
+		}
+
+	}
+
+	// A handler of the superclass of every idempotency exception
+	@RestControllerAdvice(assignableTypes = BroadErrors.class)
+	static class BroadErrorsAdvice {
+
+		@ExceptionHandler
+		ResponseEntity<String> anyProblem(IdempotencyException ex) {
+			return ResponseEntity.status(418).body("own broad problem");
 		}
 
 	}

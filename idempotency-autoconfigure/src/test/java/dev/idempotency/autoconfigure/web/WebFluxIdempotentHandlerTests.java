@@ -23,7 +23,8 @@ class WebFluxIdempotentHandlerTests extends IdempotentHandlerWebTests {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import({ Payments.class, Lookups.class, OwnErrors.class, OwnErrorsAdvice.class, TestUserFilter.class })
+	@Import({ Payments.class, Lookups.class, OwnErrors.class, OwnErrorsAdvice.class, BroadErrors.class,
+			BroadErrorsAdvice.class, TestUserFilter.class })
 	static class TestApplication {
 
 	}

@@ -25,7 +25,8 @@ class WebMvcIdempotentHandlerTests extends IdempotentHandlerWebTests {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import({ Payments.class, Lookups.class, OwnErrors.class, OwnErrorsAdvice.class, TestUserFilter.class })
+	@Import({ Payments.class, Lookups.class, OwnErrors.class, OwnErrorsAdvice.class, BroadErrors.class,
+			BroadErrorsAdvice.class, TestUserFilter.class })
 	static class TestApplication {
 
 	}

@@ -1,5 +1,7 @@
 package dev.idempotency.web.reactive;
 
+import java.security.Principal;
+
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -11,11 +13,14 @@ import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebExchangeDecorator;
+import org.springframework.web.server.WebSession;
 
 /**
- * An exchange whose request body, form data and multipart data deliver their signals with
- * the exchange held on the current thread, since WebFlux calls a handler method from the
- * signal that completes its last argument.
+ * An exchange whose request body, form data, multipart data, principal and session
+ * deliver their signals with the exchange held on the current thread, since WebFlux calls
+ * a handler method from the signal that completes its last argument, and a
+ * {@code Principal} or {@code WebSession} argument may complete on another thread (a
+ * security filter's or a session store's).
  */
 final class BoundExchange extends ServerWebExchangeDecorator {
 
@@ -46,6 +51,16 @@ final class BoundExchange extends ServerWebExchangeDecorator {
 	@Override
 	public Mono<MultiValueMap<String, Part>> getMultipartData() {
 		return new BoundMono<>(super.getMultipartData(), this);
+	}
+
+	@Override
+	public <T extends Principal> Mono<T> getPrincipal() {
+		return new BoundMono<>(super.getPrincipal(), this);
+	}
+
+	@Override
+	public Mono<WebSession> getSession() {
+		return new BoundMono<>(super.getSession(), this);
 	}
 
 	/**

@@ -20,13 +20,13 @@ import org.springframework.web.server.WebFilterChain;
  * whichever thread completes its arguments, with no request bound to that thread.
  * <p>
  * The filter holds the exchange on the current thread while it subscribes to the rest of
- * the chain, and while the request body, form data and multipart data deliver each of
- * their signals (a handler with a {@code @RequestBody} is called from the signal that
- * completes the body), and puts it in the chain's Reactor context. For a request with the
- * key header, with {@link KeyScope#PRINCIPAL}, it resolves the principal first, as
- * {@link ServerWebExchange#getPrincipal()} is asynchronous, and keeps its name on the
- * exchange. It runs last of the web filters so that it sees the principal every other
- * filter sets. A handler called on another scheduler (such as WebFlux's blocking
+ * the chain, and while the request body, form data, multipart data, principal and session
+ * deliver each of their signals (a handler with a {@code @RequestBody} is called from the
+ * signal that completes the body), and puts it in the chain's Reactor context. For a
+ * request with the key header, with {@link KeyScope#PRINCIPAL}, it resolves the principal
+ * first, as {@link ServerWebExchange#getPrincipal()} is asynchronous, and keeps its name
+ * on the exchange. It runs last of the web filters so that it sees the principal every
+ * other filter sets. A handler called on another scheduler (such as WebFlux's blocking
  * execution) cannot see the exchange, and its call fails with an
  * {@link dev.idempotency.IdempotencyKeyException} saying so.
  */

@@ -3,10 +3,19 @@ package dev.idempotency.web.reactive;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import dev.idempotency.IdempotencyKeyException;
@@ -99,6 +108,67 @@ class IdempotencyWebFilterTests {
 		this.filter.filter(watched, (chained) -> Mono.empty()).block(Duration.ofSeconds(10));
 		assertThat(asked.get()).isFalse();
 		assertThat(ExchangeHolder.get()).isNull();
+	}
+
+	@Test
+	void handlerCalledFromThePrincipalOnAnotherThreadFindsTheExchange() {
+		MockServerWebExchange exchange = MockServerWebExchange
+			.from(MockServerHttpRequest.post("/payments").header("Idempotency-Key", "k-4"));
+		AtomicReference<String> thread = new AtomicReference<>();
+		AtomicReference<BoundRequest> bound = new AtomicReference<>();
+		// As WebFlux resolves a Principal argument and calls the handler from its signal
+		WebFilterChain chain = (chained) -> chained.getPrincipal().doOnNext((principal) -> {
+			thread.set(Thread.currentThread().getName());
+			bound.set(this.binding.bind("payments"));
+		}).then();
+		this.filter.filter(withPrincipal(exchange, "bob"), chain).block(Duration.ofSeconds(10));
+		assertThat(thread.get()).isNotEqualTo(Thread.currentThread().getName());
+		assertThat(bound.get().key()).isEqualTo("3:bob:k-4");
+	}
+
+	@Test
+	void requestsInterleavedOnOneThreadSeeOnlyTheirOwnExchangeAndLeaveNoneBehind() {
+		Scheduler loop = Schedulers.newSingle("event-loop");
+		try {
+			List<ServerWebExchange> strangers = new CopyOnWriteArrayList<>();
+			List<String> mixups = new CopyOnWriteArrayList<>();
+			Map<String, String> keys = new ConcurrentHashMap<>();
+			// Work of no request that runs on the same thread between their signals
+			Disposable bystander = Flux.interval(Duration.ofMillis(1), loop).subscribe((tick) -> {
+				ServerWebExchange held = ExchangeHolder.get();
+				if (held != null) {
+					strangers.add(held);
+				}
+			});
+			List<Mono<Void>> requests = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				String key = "k-" + i;
+				MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.post("/payments")
+					.header("Idempotency-Key", key)
+					.body(Flux.interval(Duration.ofMillis(1), loop)
+						.take(20)
+						.map((tick) -> DefaultDataBufferFactory.sharedInstance
+							.wrap(key.getBytes(StandardCharsets.UTF_8)))));
+				WebFilterChain chain = (chained) -> chained.getRequest().getBody().doOnNext((buffer) -> {
+					if (ExchangeHolder.get() != chained) {
+						mixups.add(key + " saw " + ExchangeHolder.get());
+					}
+				}).then(Mono.fromRunnable(() -> keys.put(key, this.binding.bind("payments").key())));
+				requests.add(this.filter.filter(withPrincipal(exchange, "user-" + i), chain));
+			}
+			Mono.when(requests).block(Duration.ofSeconds(10));
+			bystander.dispose();
+			assertThat(mixups).isEmpty();
+			assertThat(strangers).isEmpty();
+			assertThat(keys).containsOnly(Map.entry("k-0", "6:user-0:k-0"), Map.entry("k-1", "6:user-1:k-1"),
+					Map.entry("k-2", "6:user-2:k-2"), Map.entry("k-3", "6:user-3:k-3"));
+			assertThat(Mono.fromCallable(() -> Optional.ofNullable(ExchangeHolder.get()))
+				.subscribeOn(loop)
+				.block(Duration.ofSeconds(10))).isEmpty();
+		}
+		finally {
+			loop.dispose();
+		}
 	}
 
 	private BoundRequest run(ServerWebExchange exchange, WebFilterChain rest) {
