@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.Idempotent.OnInProgress;
@@ -418,6 +419,33 @@ class AsyncIdempotentMethodTests {
 	}
 
 	@Test
+	void methodsMonoSeesTheReactorContextOfTheSubscriber() {
+		Mono<String> call = this.payments.contextual(this.key).contextWrite(Context.of("tenant", "acme"));
+		assertThat(call.block(Duration.ofSeconds(10))).isEqualTo("tenant acme");
+		assertThat(this.payments.contextual(this.key).block(Duration.ofSeconds(10))).isEqualTo("tenant acme");
+		assertThat(this.work.runs).hasValue(1);
+	}
+
+	@Test
+	void methodsMonoSeesTheReactorContextOfTheSubscriberAfterAWait() throws Exception {
+		CompletableFuture<String> pending = new CompletableFuture<>();
+		this.work.next = (key) -> pending;
+		CompletableFuture<String> first = this.payments.contextualWait(this.key)
+			.contextWrite(Context.of("tenant", "first"))
+			.toFuture();
+		CompletableFuture<String> waiting = this.payments.contextualWait(this.key)
+			.contextWrite(Context.of("tenant", "second"))
+			.toFuture();
+		assertThat(waiting).isNotDone();
+		pending.completeExceptionally(new IllegalStateException("declined by the gateway"));
+		assertThat(failure(first)).hasMessage("declined by the gateway");
+		this.work.next = (key) -> CompletableFuture.completedFuture("retried");
+		// The waiting call takes the released record over and runs the method on the
+		// scheduler's thread, still in its subscriber's context
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo("tenant second retried");
+	}
+
+	@Test
 	void cancelledCallIsObservedAsTheMethodsFailure() {
 		CompletableFuture<String> pending = new CompletableFuture<>();
 		this.work.next = (key) -> pending;
@@ -531,6 +559,19 @@ class AsyncIdempotentMethodTests {
 		@Idempotent(key = "#key", name = "async.cancellable", replayFailures = CancellationException.class)
 		public CompletableFuture<String> cancellable(String key) {
 			return this.work.run(key);
+		}
+
+		@Idempotent(key = "#key", name = "async.contextual")
+		public Mono<String> contextual(String key) {
+			this.work.runs.incrementAndGet();
+			return Mono.deferContextual((context) -> Mono.just("tenant " + context.get("tenant")));
+		}
+
+		@Idempotent(key = "#key", name = "async.contextualWait", onInProgress = OnInProgress.WAIT, waitTimeout = "30s")
+		public Mono<String> contextualWait(String key) {
+			CompletableFuture<String> value = this.work.run(key);
+			return Mono.deferContextual((context) -> Mono.fromFuture(value, false)
+				.map((result) -> "tenant " + context.get("tenant") + " " + result));
 		}
 
 		@Idempotent(key = "#key", name = "async.emptyMono")
