@@ -4,6 +4,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
@@ -194,17 +195,31 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 		end(value, error);
 	}
 
+	// The outcome is taken once: from the stage, or from the caller's cancellation when
+	// the stage does not end with it. A stage that a cancellation cannot reach (one that
+	// is not a CompletableFuture, or whose toCompletableFuture() is a copy, such as a
+	// minimalCompletionStage()) would otherwise keep the record renewed, and the call
+	// observed, for as long as its work runs: for ever if it never ends. Its late
+	// outcome is then dropped, never recorded over the release.
 	private void follow(@Nullable CompletionStage<?> stage, BiConsumer<@Nullable Object, @Nullable Throwable> outcome) {
 		if (stage == null) {
 			outcome.accept(null, null);
 			return;
 		}
-		stage.whenComplete((value, failure) -> outcome.accept(value, unwrap(failure)));
-		// Registered after the stage's own callback, so that a cancelled call releases
-		// its record through it
+		AtomicBoolean taken = new AtomicBoolean();
+		stage.whenComplete((value, failure) -> {
+			if (taken.compareAndSet(false, true)) {
+				outcome.accept(value, unwrap(failure));
+			}
+		});
+		// Registered after the stage's own callback, so that a stage that the
+		// cancellation ends releases its record through it
 		this.result.whenComplete((value, failure) -> {
 			if (this.result.isCancelled()) {
 				cancel(stage);
+				if (taken.compareAndSet(false, true)) {
+					outcome.accept(null, new CancellationException("The caller cancelled the call"));
+				}
 			}
 		});
 	}

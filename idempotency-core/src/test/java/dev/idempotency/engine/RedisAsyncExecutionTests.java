@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +25,10 @@ import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
+import dev.idempotency.store.StoredResult;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
@@ -36,6 +41,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link IdempotencyEngine#executeAsync} against Redis: what the asynchronous path does
@@ -144,6 +150,71 @@ class RedisAsyncExecutionTests {
 		}
 		finally {
 			reactive.close();
+		}
+	}
+
+	@Test
+	void cancellingACallWhoseStageIgnoresCancellationReleasesTheRecordAtOnce() throws Exception {
+		Operation operation = operation(OnInProgress.REJECT);
+		RecordKey record = new RecordKey(operation.name(), "k");
+		// A stage that a caller's cancellation cannot reach: cancelling its
+		// toCompletableFuture() cancels a copy
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k", null,
+				work::minimalCompletionStage);
+		assertThat(call.cancel(true)).isTrue();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.engine.getStore().read(record).orElseThrow().state() == RecordState.FAILED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED);
+		// The work's late value is not recorded over the release, nor counted again
+		work.complete("late");
+		assertThat(this.engine.getStore().read(record).orElseThrow().state()).isEqualTo(RecordState.FAILED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED);
+		assertThat(this.engine.executeAsync(operation, "k", null, () -> CompletableFuture.completedFuture("retried"))
+			.get(10, TimeUnit.SECONDS)).isEqualTo("retried");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED, Outcome.EXECUTED);
+	}
+
+	@Test
+	void cancelAfterTheValueArrivedLeavesTheRecordCompletedForDuplicates() throws Exception {
+		CountDownLatch completing = new CountDownLatch(1);
+		CountDownLatch proceed = new CountDownLatch(1);
+		IdempotencyStore store = new ForwardingStore(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:")) {
+
+			@Override
+			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+				completing.countDown();
+				try {
+					proceed.await(10, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return super.complete(key, owner, fence, result, retention);
+			}
+
+		};
+		RecordingListener listener = new RecordingListener();
+		try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of(listener))) {
+			Operation operation = operation(OnInProgress.REJECT);
+			CompletableFuture<String> work = new CompletableFuture<>();
+			CompletableFuture<@Nullable Object> call = engine.executeAsync(operation, "k", null, () -> work);
+			Thread valueArrives = new Thread(() -> work.complete("value"), "test-value");
+			valueArrives.start();
+			assertThat(completing.await(10, TimeUnit.SECONDS)).isTrue();
+			// The value arrived and its record is being completed: too late to release
+			assertThat(call.cancel(true)).isTrue();
+			proceed.countDown();
+			valueArrives.join(10_000);
+			assertThat(valueArrives.isAlive()).isFalse();
+			assertThat(store.read(new RecordKey(operation.name(), "k")).orElseThrow().state())
+				.isEqualTo(RecordState.COMPLETED);
+			assertThat(listener.storeOperations()).doesNotContain(StoreOperation.RELEASE);
+			assertThat(engine.executeAsync(operation, "k", null, () -> {
+				throw new AssertionError("a replay must not run the method");
+			}).get(10, TimeUnit.SECONDS)).isEqualTo("value");
+			assertThat(listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
 		}
 	}
 
