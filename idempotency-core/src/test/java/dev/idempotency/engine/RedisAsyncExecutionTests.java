@@ -132,6 +132,40 @@ class RedisAsyncExecutionTests {
 	}
 
 	@Test
+	void callStartedOnAnEventLoopThreadAcquiresOffIt() throws Exception {
+		List<String> acquiringThreads = new CopyOnWriteArrayList<>();
+		IdempotencyListener threads = new IdempotencyListener() {
+
+			@Override
+			public void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+				if (operation == StoreOperation.ACQUIRE) {
+					acquiringThreads.add(Thread.currentThread().getName());
+				}
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:"),
+				IdempotencyDefaults.STANDARD, List.of(threads))) {
+			Operation operation = operation(OnInProgress.REJECT);
+			List<String> methodThreads = new CopyOnWriteArrayList<>();
+			CompletableFuture<CompletableFuture<@Nullable Object>> started = new CompletableFuture<>();
+			Thread eventLoop = new FastThreadLocalThread(
+					() -> started.complete(engine.executeAsync(operation, "k", null, () -> {
+						methodThreads.add(Thread.currentThread().getName());
+						return CompletableFuture.completedFuture("value");
+					})), "test-event-loop");
+			eventLoop.start();
+			CompletableFuture<@Nullable Object> call = started.get(10, TimeUnit.SECONDS);
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("value");
+			assertThat(acquiringThreads).singleElement(as(InstanceOfAssertFactories.STRING))
+				.startsWith("idempotency-complete-");
+			assertThat(methodThreads).singleElement(as(InstanceOfAssertFactories.STRING))
+				.startsWith("idempotency-complete-");
+		}
+	}
+
+	@Test
 	void valueOfAReactiveRedisCommandCompletesItsRecord() throws Exception {
 		ReactiveRedisConnection reactive = TestRedis.get().connectionFactory().getReactiveConnection();
 		try {
