@@ -132,6 +132,37 @@ class RedisAsyncExecutionTests {
 	}
 
 	@Test
+	void valueArrivingOnAnEventLoopThreadAfterTheEngineClosedIsStillRecordedOffIt() throws Exception {
+		List<String> completingThreads = new CopyOnWriteArrayList<>();
+		IdempotencyListener threads = new IdempotencyListener() {
+
+			@Override
+			public void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+				if (operation == StoreOperation.COMPLETE) {
+					completingThreads.add(Thread.currentThread().getName());
+				}
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:"),
+				IdempotencyDefaults.STANDARD, List.of(threads))) {
+			Operation operation = operation(OnInProgress.REJECT);
+			CompletableFuture<String> pending = new CompletableFuture<>();
+			CompletableFuture<@Nullable Object> call = engine.executeAsync(operation, "k", null, () -> pending);
+			// The application shuts down while the value is on its way
+			engine.close();
+			Thread eventLoop = new FastThreadLocalThread(() -> pending.complete("late"), "test-event-loop");
+			eventLoop.start();
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("late");
+			assertThat(completingThreads).singleElement(as(InstanceOfAssertFactories.STRING))
+				.startsWith("idempotency-complete-");
+			assertThat(engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
+				.isEqualTo(RecordState.COMPLETED);
+		}
+	}
+
+	@Test
 	void callStartedOnAnEventLoopThreadAcquiresOffIt() throws Exception {
 		List<String> acquiringThreads = new CopyOnWriteArrayList<>();
 		IdempotencyListener threads = new IdempotencyListener() {
