@@ -367,6 +367,19 @@ class AsyncIdempotentMethodTests {
 
 	@ParameterizedTest
 	@EnumSource(names = { "STAGE", "MONO" })
+	void listedFailureThatADependentStageWrapsIsStoredAndDeliveredUnwrapped(Kind kind) throws Exception {
+		CardDeclinedException declined = new CardDeclinedException("insufficient funds");
+		// A stage that depends on a failed one fails with a CompletionException around it
+		this.work.next = (key) -> CompletableFuture.<String>failedFuture(declined).thenApply((value) -> value);
+		assertThat(failure(kind.declining(this.payments, this.key))).isSameAs(declined);
+		assertThat(record(kind.declining()).state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(failure(kind.declining(this.payments, this.key))).isExactlyInstanceOf(CardDeclinedException.class)
+			.hasMessage("insufficient funds");
+		assertThat(this.work.runs).hasValue(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "STAGE", "MONO" })
 	void unlistedFailureOfAMethodThatReplaysFailuresReleases(Kind kind) throws Exception {
 		this.work.next = (key) -> CompletableFuture.failedFuture(new IllegalStateException("gateway down"));
 		assertThat(failure(kind.declining(this.payments, this.key))).isInstanceOf(IllegalStateException.class);
