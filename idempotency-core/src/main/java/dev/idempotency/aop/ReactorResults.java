@@ -77,6 +77,11 @@ final class ReactorResults {
 			}
 		}
 
+		@Override
+		public boolean isLazy() {
+			return true;
+		}
+
 	}
 
 	private static Invocation invocable(MethodInvocation invocation) {

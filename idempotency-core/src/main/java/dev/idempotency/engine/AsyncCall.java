@@ -61,14 +61,15 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 
 	/**
 	 * Take the first steps on the caller's thread: acquire, then replay, refuse, run the
-	 * method until it returns its stage, or hand a {@code WAIT} over to the scheduler. On
-	 * an event-loop thread, take them on one of the engine's own instead, as a value that
-	 * arrives there is recorded: the acquire blocks for a store round trip, and a
-	 * {@code Mono} subscribed on a Lettuce I/O thread (one chained after a reactive Redis
-	 * command) would wait for a reply that only that blocked thread can read.
+	 * method until it returns its stage, or hand a {@code WAIT} over to the scheduler. A
+	 * {@link AsyncInvocation#isLazy() lazy} call on an event-loop thread takes them on
+	 * one of the engine's own instead, as a value that arrives there is recorded: the
+	 * acquire blocks for a store round trip, and a {@code Mono} subscribed on a Lettuce
+	 * I/O thread (one chained after a reactive Redis command) would wait for a reply that
+	 * only that blocked thread can read.
 	 */
 	void start() {
-		if (this.engine.handoff().isNonBlocking(Thread.currentThread())) {
+		if (this.invocation.isLazy() && this.engine.handoff().isNonBlocking(Thread.currentThread())) {
 			detach();
 			this.engine.handoff().execute(this::begin);
 			return;

@@ -442,7 +442,8 @@ class AsyncIdempotentMethodTests {
 	@Test
 	void methodsMonoSeesTheReactorContextOfTheSubscriberAfterAWait() throws Exception {
 		CompletableFuture<String> pending = new CompletableFuture<>();
-		this.work.next = (key) -> pending;
+		// The first run waits for pending, the run after the wait gets a value
+		this.work.next = (key) -> (this.work.runs.get() == 1) ? pending : CompletableFuture.completedFuture("retried");
 		CompletableFuture<String> first = this.payments.contextualWait(this.key)
 			.contextWrite(Context.of("tenant", "first"))
 			.toFuture();
@@ -452,7 +453,6 @@ class AsyncIdempotentMethodTests {
 		assertThat(waiting).isNotDone();
 		pending.completeExceptionally(new IllegalStateException("declined by the gateway"));
 		assertThat(failure(first)).hasMessage("declined by the gateway");
-		this.work.next = (key) -> CompletableFuture.completedFuture("retried");
 		// The waiting call takes the released record over and runs the method on the
 		// scheduler's thread, still in its subscriber's context
 		assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo("tenant second retried");

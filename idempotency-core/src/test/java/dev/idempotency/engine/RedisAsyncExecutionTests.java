@@ -163,7 +163,7 @@ class RedisAsyncExecutionTests {
 	}
 
 	@Test
-	void callStartedOnAnEventLoopThreadAcquiresOffIt() throws Exception {
+	void lazyCallStartedOnAnEventLoopThreadAcquiresOffIt() throws Exception {
 		List<String> acquiringThreads = new CopyOnWriteArrayList<>();
 		IdempotencyListener threads = new IdempotencyListener() {
 
@@ -181,11 +181,22 @@ class RedisAsyncExecutionTests {
 			Operation operation = operation(OnInProgress.REJECT);
 			List<String> methodThreads = new CopyOnWriteArrayList<>();
 			CompletableFuture<CompletableFuture<@Nullable Object>> started = new CompletableFuture<>();
+			AsyncInvocation subscription = new AsyncInvocation() {
+
+				@Override
+				public CompletionStage<?> start() {
+					methodThreads.add(Thread.currentThread().getName());
+					return CompletableFuture.completedFuture("value");
+				}
+
+				@Override
+				public boolean isLazy() {
+					return true;
+				}
+
+			};
 			Thread eventLoop = new FastThreadLocalThread(
-					() -> started.complete(engine.executeAsync(operation, "k", null, () -> {
-						methodThreads.add(Thread.currentThread().getName());
-						return CompletableFuture.completedFuture("value");
-					})), "test-event-loop");
+					() -> started.complete(engine.executeAsync(operation, "k", null, subscription)), "test-event-loop");
 			eventLoop.start();
 			CompletableFuture<@Nullable Object> call = started.get(10, TimeUnit.SECONDS);
 			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("value");
@@ -194,6 +205,20 @@ class RedisAsyncExecutionTests {
 			assertThat(methodThreads).singleElement(as(InstanceOfAssertFactories.STRING))
 				.startsWith("idempotency-complete-");
 		}
+	}
+
+	@Test
+	void replayOfAStageOnAnEventLoopThreadIsAlreadyComplete() throws Exception {
+		Operation operation = operation(OnInProgress.REJECT);
+		this.engine.executeAsync(operation, "k", null, () -> CompletableFuture.completedFuture("first"))
+			.get(10, TimeUnit.SECONDS);
+		CompletableFuture<CompletableFuture<@Nullable Object>> replayed = new CompletableFuture<>();
+		Thread eventLoop = new FastThreadLocalThread(
+				() -> replayed.complete(this.engine.executeAsync(operation, "k", null, () -> {
+					throw new AssertionError("a replay must not run the method");
+				})), "test-event-loop");
+		eventLoop.start();
+		assertThat(replayed.get(10, TimeUnit.SECONDS)).isCompletedWithValue("first");
 	}
 
 	@Test
