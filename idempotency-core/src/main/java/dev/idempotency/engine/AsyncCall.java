@@ -229,21 +229,28 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 		// Registered after the stage's own callback, so that a stage that the
 		// cancellation ends releases its record through it
 		this.result.whenComplete((value, failure) -> {
-			if (this.result.isCancelled()) {
-				cancel(stage);
-				if (taken.compareAndSet(false, true)) {
-					outcome.accept(null, new CancellationException("The caller cancelled the call"));
-				}
+			// A stage that ended before the cancellation (its callback may not have
+			// run yet) keeps its outcome: the value arrived, the effect happened
+			if (this.result.isCancelled() && !cancel(stage) && taken.compareAndSet(false, true)) {
+				outcome.accept(null, new CancellationException("The caller cancelled the call"));
 			}
 		});
 	}
 
-	private static void cancel(CompletionStage<?> stage) {
+	// Return whether the stage is done, by this cancellation or before it
+	private static boolean cancel(CompletionStage<?> stage) {
 		try {
-			stage.toCompletableFuture().cancel(true);
+			CompletableFuture<?> future = stage.toCompletableFuture();
+			boolean cancelled = future.cancel(true);
+			if (future == stage) {
+				return future.isDone();
+			}
+			// A copy, done without this cancellation only if the stage had ended
+			return !cancelled && future.isDone();
 		}
 		catch (UnsupportedOperationException ex) {
-			// A stage that cannot be cancelled: its record is recorded when it ends
+			// A stage that cannot be cancelled
+			return false;
 		}
 	}
 

@@ -266,6 +266,37 @@ class RedisAsyncExecutionTests {
 	}
 
 	@Test
+	void cancelWhileTheValueIsBeingDeliveredLeavesTheRecordToTheValue() {
+		Operation operation = operation(OnInProgress.REJECT);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k", null, () -> work);
+		// Registered after the engine's callback, so run before it: the stage holds its
+		// value, the engine has not heard of it yet, and the caller cancels
+		work.whenComplete((value, failure) -> call.cancel(true));
+		work.complete("value");
+		assertThat(call).isCancelled();
+		assertThat(this.engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
+		assertThat(this.listener.storeOperations()).doesNotContain(StoreOperation.RELEASE);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
+	void cancelWhileTheValueOfAStageThatIgnoresCancellationIsBeingDeliveredLeavesTheRecordToTheValue() {
+		Operation operation = operation(OnInProgress.REJECT);
+		CompletableFuture<String> stage = new UncancellableStage<>();
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k", null, () -> stage);
+		// Registered after the engine's callback, so run before it
+		stage.whenComplete((value, failure) -> call.cancel(true));
+		stage.complete("value");
+		assertThat(call).isCancelled();
+		assertThat(this.engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
+		assertThat(this.listener.storeOperations()).doesNotContain(StoreOperation.RELEASE);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
 	void cancelAfterTheValueArrivedLeavesTheRecordCompletedForDuplicates() throws Exception {
 		CountDownLatch completing = new CountDownLatch(1);
 		CountDownLatch proceed = new CountDownLatch(1);
@@ -406,6 +437,16 @@ class RedisAsyncExecutionTests {
 				factory.destroy();
 			}
 		}
+	}
+
+	// A stage whose toCompletableFuture() is a copy, which cancelling does not reach
+	static final class UncancellableStage<T> extends CompletableFuture<T> {
+
+		@Override
+		public CompletableFuture<T> toCompletableFuture() {
+			return copy();
+		}
+
 	}
 
 }
