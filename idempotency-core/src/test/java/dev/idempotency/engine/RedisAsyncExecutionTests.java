@@ -144,9 +144,10 @@ class RedisAsyncExecutionTests {
 			}
 
 		};
-		try (IdempotencyEngine engine = new IdempotencyEngine(
+		IdempotencyEngine engine = new IdempotencyEngine(
 				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:"),
-				IdempotencyDefaults.STANDARD, List.of(threads))) {
+				IdempotencyDefaults.STANDARD, List.of(threads));
+		try {
 			Operation operation = operation(OnInProgress.REJECT);
 			CompletableFuture<String> pending = new CompletableFuture<>();
 			CompletableFuture<@Nullable Object> call = engine.executeAsync(operation, "k", null, () -> pending);
@@ -159,6 +160,9 @@ class RedisAsyncExecutionTests {
 				.startsWith("idempotency-complete-");
 			assertThat(engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
 				.isEqualTo(RecordState.COMPLETED);
+		}
+		finally {
+			engine.close();
 		}
 	}
 
