@@ -3,6 +3,7 @@ package dev.idempotency.engine;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -361,6 +362,42 @@ class RedisAsyncExecutionTests {
 			throw new AssertionError("a replay must not run the method");
 		}).get(10, TimeUnit.SECONDS)).isNull();
 		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void methodsThatBlockAfterAWaitDoNotHoldUpOtherWaits() throws Exception {
+		Operation operation = operation(OnInProgress.WAIT);
+		CountDownLatch blocked = new CountDownLatch(2);
+		CountDownLatch unblock = new CountDownLatch(1);
+		List<CompletableFuture<@Nullable Object>> blocking = new ArrayList<>();
+		try {
+			// Two waits take over a failed attempt, and run a method that blocks before
+			// it
+			// returns its stage (as a method may, whose stage is completed at once)
+			for (String key : List.of("a", "b")) {
+				CompletableFuture<String> failing = new CompletableFuture<>();
+				this.engine.executeAsync(operation, key, null, () -> failing);
+				blocking.add(this.engine.executeAsync(operation, key, null, () -> {
+					blocked.countDown();
+					unblock.await();
+					return CompletableFuture.completedFuture("unblocked");
+				}));
+				failing.completeExceptionally(new IllegalStateException("gateway down"));
+			}
+			assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<String> first = new CompletableFuture<>();
+			this.engine.executeAsync(operation, "c", null, () -> first);
+			CompletableFuture<@Nullable Object> waiting = this.engine.executeAsync(operation, "c", null,
+					() -> CompletableFuture.completedFuture("not run"));
+			first.complete("c's value");
+			assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo("c's value");
+		}
+		finally {
+			unblock.countDown();
+		}
+		for (CompletableFuture<@Nullable Object> call : blocking) {
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("unblocked");
+		}
 	}
 
 	@Test
