@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 import dev.idempotency.engine.AsyncInvocation;
 import dev.idempotency.engine.Fingerprint;
@@ -23,9 +24,10 @@ import org.springframework.aop.ProxyMethodInvocation;
  * <p>
  * Each subscription is one call: it acquires when subscribed, and runs the method through
  * its own clone of the invocation (an invocation proceeds only once), then subscribes to
- * the method's {@code Mono}. The caller's {@code Mono} ends only after the record has
- * completed; cancelling it cancels the subscription to the method's {@code Mono} and
- * releases the record.
+ * the method's {@code Mono}, in the subscriber's Reactor context (a security context, a
+ * trace, what the application wrote), which subscribing through a future would otherwise
+ * drop. The caller's {@code Mono} ends only after the record has completed; cancelling it
+ * cancels the subscription to the method's {@code Mono} and releases the record.
  */
 final class ReactorResults {
 
@@ -45,8 +47,9 @@ final class ReactorResults {
 	 */
 	static Object execute(IdempotencyEngine engine, Operation operation, @Nullable Object key,
 			@Nullable Fingerprint fingerprint, MethodInvocation invocation, @Nullable Response response) {
-		return Mono.defer(() -> Mono.fromFuture(
-				engine.executeAsync(operation, key, fingerprint, new Subscription(invocation, response)), false));
+		return Mono.deferContextual((context) -> Mono.fromFuture(
+				engine.executeAsync(operation, key, fingerprint, new Subscription(invocation, response, context)),
+				false));
 	}
 
 	/**
@@ -59,11 +62,12 @@ final class ReactorResults {
 	}
 
 	// One subscription: the method runs through its own clone of the invocation
-	private record Subscription(MethodInvocation invocation, @Nullable Response response) implements AsyncInvocation {
+	private record Subscription(MethodInvocation invocation, @Nullable Response response,
+			ContextView context) implements AsyncInvocation {
 
 		@Override
 		public @Nullable CompletionStage<?> start() throws Throwable {
-			return subscribe(invocable(this.invocation).proceed());
+			return subscribe(invocable(this.invocation).proceed(), this.context);
 		}
 
 		@Override
@@ -71,6 +75,11 @@ final class ReactorResults {
 			if (this.response != null) {
 				this.response.replayed();
 			}
+		}
+
+		@Override
+		public boolean isLazy() {
+			return true;
 		}
 
 	}
@@ -85,8 +94,8 @@ final class ReactorResults {
 
 	// Completes empty as null: an empty Mono is stored like a null value, and replayed
 	// as an empty Mono.
-	private static @Nullable CompletionStage<?> subscribe(@Nullable Object mono) {
-		return (mono != null) ? ((Mono<?>) mono).toFuture() : null;
+	private static @Nullable CompletionStage<?> subscribe(@Nullable Object mono, ContextView context) {
+		return (mono != null) ? ((Mono<?>) mono).contextWrite(context).toFuture() : null;
 	}
 
 }

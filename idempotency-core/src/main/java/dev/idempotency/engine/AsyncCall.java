@@ -4,6 +4,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
@@ -60,9 +61,23 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 
 	/**
 	 * Take the first steps on the caller's thread: acquire, then replay, refuse, run the
-	 * method until it returns its stage, or hand a {@code WAIT} over to the scheduler.
+	 * method until it returns its stage, or hand a {@code WAIT} over to the scheduler. A
+	 * {@link AsyncInvocation#isLazy() lazy} call on an event-loop thread takes them on
+	 * one of the engine's own instead, as a value that arrives there is recorded: the
+	 * acquire blocks for a store round trip, and a {@code Mono} subscribed on a Lettuce
+	 * I/O thread (one chained after a reactive Redis command) would wait for a reply that
+	 * only that blocked thread can read.
 	 */
 	void start() {
+		if (this.invocation.isLazy() && this.engine.handoff().isNonBlocking(Thread.currentThread())) {
+			detach();
+			this.engine.handoff().execute(this::begin);
+			return;
+		}
+		begin();
+	}
+
+	private void begin() {
 		try {
 			Claim claim;
 			try {
@@ -194,27 +209,48 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 		end(value, error);
 	}
 
+	// The outcome is taken once: from the stage, or from the caller's cancellation when
+	// the stage does not end with it. A stage that a cancellation cannot reach (one that
+	// is not a CompletableFuture, or whose toCompletableFuture() is a copy, such as a
+	// minimalCompletionStage()) would otherwise keep the record renewed, and the call
+	// observed, for as long as its work runs: for ever if it never ends. Its late
+	// outcome is then dropped, never recorded over the release.
 	private void follow(@Nullable CompletionStage<?> stage, BiConsumer<@Nullable Object, @Nullable Throwable> outcome) {
 		if (stage == null) {
 			outcome.accept(null, null);
 			return;
 		}
-		stage.whenComplete((value, failure) -> outcome.accept(value, unwrap(failure)));
-		// Registered after the stage's own callback, so that a cancelled call releases
-		// its record through it
+		AtomicBoolean taken = new AtomicBoolean();
+		stage.whenComplete((value, failure) -> {
+			if (taken.compareAndSet(false, true)) {
+				outcome.accept(value, unwrap(failure));
+			}
+		});
+		// Registered after the stage's own callback, so that a stage that the
+		// cancellation ends releases its record through it
 		this.result.whenComplete((value, failure) -> {
-			if (this.result.isCancelled()) {
-				cancel(stage);
+			// A stage that ended before the cancellation (its callback may not have
+			// run yet) keeps its outcome: the value arrived, the effect happened
+			if (this.result.isCancelled() && !cancel(stage) && taken.compareAndSet(false, true)) {
+				outcome.accept(null, new CancellationException("The caller cancelled the call"));
 			}
 		});
 	}
 
-	private static void cancel(CompletionStage<?> stage) {
+	// Return whether the stage is done, by this cancellation or before it
+	private static boolean cancel(CompletionStage<?> stage) {
 		try {
-			stage.toCompletableFuture().cancel(true);
+			CompletableFuture<?> future = stage.toCompletableFuture();
+			boolean cancelled = future.cancel(true);
+			if (future == stage) {
+				return future.isDone();
+			}
+			// A copy, done without this cancellation only if the stage had ended
+			return !cancelled && future.isDone();
 		}
 		catch (UnsupportedOperationException ex) {
-			// A stage that cannot be cancelled: its record is recorded when it ends
+			// A stage that cannot be cancelled
+			return false;
 		}
 	}
 

@@ -26,4 +26,17 @@ public interface AsyncInvocation {
 	default void replayed() {
 	}
 
+	/**
+	 * Return whether the caller sees the call only through the future it returns, never
+	 * whether that is complete on return, as for the subscription of a {@code Mono}. Such
+	 * a call, started on an event-loop thread, acquires and starts its work on one of the
+	 * engine's own threads instead of blocking the event loop for a store round trip; any
+	 * other call starts on the calling thread, so that a replay returns an
+	 * already-completed future.
+	 * @return whether the call may start on another thread
+	 */
+	default boolean isLazy() {
+		return false;
+	}
+
 }

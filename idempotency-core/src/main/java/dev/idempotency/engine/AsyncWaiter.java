@@ -3,6 +3,8 @@ package dev.idempotency.engine;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
@@ -10,6 +12,7 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.AcquireResult.Acquired;
 import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.RecordKey;
 
@@ -17,13 +20,19 @@ import dev.idempotency.store.RecordKey;
  * {@code WAIT} for asynchronous calls: polls acquire like {@link InProgressWaiter}, with
  * the same pauses, but from a small scheduler of daemon threads instead of the caller's
  * thread, which must never block for a method that returns a stage or a {@code Mono}.
- * Each poll is one store round trip on a scheduler thread. The scheduler starts with the
- * first wait and stops when the engine closes; a wait still pending then ends as one that
- * waited in vain.
+ * Each poll is one store round trip on a scheduler thread. A wait that takes the record
+ * over runs its method on another thread, of a pool that grows as needed: a method may
+ * block before it returns its stage, and on the scheduler's few threads it would hold up
+ * every other wait's polls. The scheduler starts with the first wait and stops when the
+ * engine closes; a wait still pending then ends as one that waited in vain.
  */
 final class AsyncWaiter implements AutoCloseable {
 
 	private static final int THREADS = 2;
+
+	// Bounds the threads that run methods after a wait: past it, a method runs on the
+	// scheduler's thread, late for other waits rather than a thread each
+	private static final int MAX_RUNNERS = 64;
 
 	private final Acquirer acquirer;
 
@@ -32,6 +41,8 @@ final class AsyncWaiter implements AutoCloseable {
 	private final AtomicInteger threads = new AtomicInteger();
 
 	private volatile @Nullable ScheduledThreadPoolExecutor scheduler;
+
+	private volatile @Nullable ThreadPoolExecutor runners;
 
 	private volatile boolean closed;
 
@@ -74,6 +85,39 @@ final class AsyncWaiter implements AutoCloseable {
 		return scheduler;
 	}
 
+	// Runs a wait that took the record over on a runner thread, or on this one when
+	// none is left or the engine is shut down
+	private void takeOver(Runnable work) {
+		try {
+			runners().execute(work);
+		}
+		catch (RejectedExecutionException ex) {
+			work.run();
+		}
+	}
+
+	private ThreadPoolExecutor runners() {
+		ThreadPoolExecutor runners = this.runners;
+		if (runners == null) {
+			synchronized (this) {
+				runners = this.runners;
+				if (runners == null) {
+					if (this.closed) {
+						throw new RejectedExecutionException("The idempotency engine was shut down");
+					}
+					runners = new ThreadPoolExecutor(0, MAX_RUNNERS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+							(task) -> {
+								Thread thread = new Thread(task, "idempotency-run-" + this.threads.incrementAndGet());
+								thread.setDaemon(true);
+								return thread;
+							});
+					this.runners = runners;
+				}
+			}
+		}
+		return runners;
+	}
+
 	/**
 	 * Stop polling: the polls already planned run once more, then the waits end as ones
 	 * that waited in vain.
@@ -85,6 +129,10 @@ final class AsyncWaiter implements AutoCloseable {
 			ScheduledThreadPoolExecutor scheduler = this.scheduler;
 			if (scheduler != null) {
 				scheduler.shutdown();
+			}
+			ThreadPoolExecutor runners = this.runners;
+			if (runners != null) {
+				runners.shutdown();
 			}
 		}
 	}
@@ -170,6 +218,9 @@ final class AsyncWaiter implements AutoCloseable {
 			this.last = claim;
 			if (claim.result() instanceof InProgress) {
 				next();
+			}
+			else if (claim.result() instanceof Acquired) {
+				takeOver(() -> this.waiting.claimed(claim));
 			}
 			else {
 				this.waiting.claimed(claim);

@@ -63,8 +63,12 @@ final class EventLoopHandoff implements AutoCloseable {
 			executor().execute(work);
 		}
 		catch (RejectedExecutionException ex) {
-			// The engine is shut down: better late on this thread than never
-			work.run();
+			// The engine is shut down, but calls that started before still end, and
+			// never on this thread: a Lettuce I/O thread would wait for a reply that only
+			// it can read. Rare enough for a thread each.
+			Thread thread = new Thread(work, "idempotency-complete-after-close-" + this.threads.incrementAndGet());
+			thread.setDaemon(true);
+			thread.start();
 		}
 	}
 
@@ -102,7 +106,8 @@ final class EventLoopHandoff implements AutoCloseable {
 	}
 
 	/**
-	 * Take no more work; what was handed over already still runs.
+	 * Stop the threads once the work handed over already has run; work handed over later
+	 * runs on a thread of its own.
 	 */
 	@Override
 	public void close() {

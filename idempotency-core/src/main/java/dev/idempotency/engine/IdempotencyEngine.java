@@ -186,11 +186,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * The first acquire runs on the calling thread, and so does the work, with its
 	 * {@link dev.idempotency.IdempotencyContext} current until it has returned its stage.
 	 * {@code WAIT} never blocks the calling thread: it polls from the engine's scheduler,
-	 * and the work then starts there if the other attempt failed or expired. The record
-	 * is completed or released on the thread that completes the work's stage, with the
-	 * same retries as a synchronous call, unless that is an event-loop thread (Netty's or
-	 * one Reactor marks non-blocking, such as a reactive Redis client's): then on one of
-	 * a few threads of the engine's own, where the returned future then completes too.
+	 * and the work then starts on another thread of the engine's if the other attempt
+	 * failed or expired. The record is completed or released on the thread that completes
+	 * the work's stage, with the same retries as a synchronous call. Neither step blocks
+	 * an event-loop thread (Netty's or one Reactor marks non-blocking, such as a reactive
+	 * Redis client's), except the start of a call that is not
+	 * {@link AsyncInvocation#isLazy() lazy}: a lazy call started there acquires and
+	 * starts its work on one of a few threads of the engine's own, and a stage that
+	 * completes there is recorded on one of them, where the returned future then
+	 * completes too.
 	 * @param operation the resolved operation
 	 * @param rawKey the evaluated key, before validation and hashing
 	 * @param fingerprint the payload fingerprint, computed when the call needs it, or

@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  * known and {@link Call#end} exactly once. A call of a method whose value arrives later
  * (a {@code CompletionStage} or a {@code Mono}) may instead be {@link Call#detach()
  * detached} from the starting thread once the method has returned its stage (or once a
- * {@code WAIT} begins), then hear its outcome and end on the thread that completes it.
- * Implementations must be fast and thread-safe; an exception they throw is logged and
- * never breaks the call.
+ * {@code WAIT} begins, or at once when a lazy call starts on an event-loop thread, which
+ * it leaves for a thread of the engine's own), then hear its outcome and end on the
+ * thread that completes it. Implementations must be fast and thread-safe; an exception
+ * they throw is logged and never breaks the call.
  */
 @FunctionalInterface
 public interface IdempotencyObserver {

@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.Idempotent.OnInProgress;
@@ -366,6 +367,19 @@ class AsyncIdempotentMethodTests {
 
 	@ParameterizedTest
 	@EnumSource(names = { "STAGE", "MONO" })
+	void listedFailureThatADependentStageWrapsIsStoredAndDeliveredUnwrapped(Kind kind) throws Exception {
+		CardDeclinedException declined = new CardDeclinedException("insufficient funds");
+		// A stage that depends on a failed one fails with a CompletionException around it
+		this.work.next = (key) -> CompletableFuture.<String>failedFuture(declined).thenApply((value) -> value);
+		assertThat(failure(kind.declining(this.payments, this.key))).isSameAs(declined);
+		assertThat(record(kind.declining()).state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(failure(kind.declining(this.payments, this.key))).isExactlyInstanceOf(CardDeclinedException.class)
+			.hasMessage("insufficient funds");
+		assertThat(this.work.runs).hasValue(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "STAGE", "MONO" })
 	void unlistedFailureOfAMethodThatReplaysFailuresReleases(Kind kind) throws Exception {
 		this.work.next = (key) -> CompletableFuture.failedFuture(new IllegalStateException("gateway down"));
 		assertThat(failure(kind.declining(this.payments, this.key))).isInstanceOf(IllegalStateException.class);
@@ -415,6 +429,33 @@ class AsyncIdempotentMethodTests {
 	void replayedStageIsAlreadyComplete() throws Exception {
 		assertThat(this.payments.stage(this.key).get(10, TimeUnit.SECONDS)).isEqualTo("receipt-1");
 		assertThat(this.payments.stage(this.key)).isCompletedWithValue("receipt-1");
+	}
+
+	@Test
+	void methodsMonoSeesTheReactorContextOfTheSubscriber() {
+		Mono<String> call = this.payments.contextual(this.key).contextWrite(Context.of("tenant", "acme"));
+		assertThat(call.block(Duration.ofSeconds(10))).isEqualTo("tenant acme");
+		assertThat(this.payments.contextual(this.key).block(Duration.ofSeconds(10))).isEqualTo("tenant acme");
+		assertThat(this.work.runs).hasValue(1);
+	}
+
+	@Test
+	void methodsMonoSeesTheReactorContextOfTheSubscriberAfterAWait() throws Exception {
+		CompletableFuture<String> pending = new CompletableFuture<>();
+		// The first run waits for pending, the run after the wait gets a value
+		this.work.next = (key) -> (this.work.runs.get() == 1) ? pending : CompletableFuture.completedFuture("retried");
+		CompletableFuture<String> first = this.payments.contextualWait(this.key)
+			.contextWrite(Context.of("tenant", "first"))
+			.toFuture();
+		CompletableFuture<String> waiting = this.payments.contextualWait(this.key)
+			.contextWrite(Context.of("tenant", "second"))
+			.toFuture();
+		assertThat(waiting).isNotDone();
+		pending.completeExceptionally(new IllegalStateException("declined by the gateway"));
+		assertThat(failure(first)).hasMessage("declined by the gateway");
+		// The waiting call takes the released record over and runs the method on the
+		// scheduler's thread, still in its subscriber's context
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo("tenant second retried");
 	}
 
 	@Test
@@ -531,6 +572,19 @@ class AsyncIdempotentMethodTests {
 		@Idempotent(key = "#key", name = "async.cancellable", replayFailures = CancellationException.class)
 		public CompletableFuture<String> cancellable(String key) {
 			return this.work.run(key);
+		}
+
+		@Idempotent(key = "#key", name = "async.contextual")
+		public Mono<String> contextual(String key) {
+			this.work.runs.incrementAndGet();
+			return Mono.deferContextual((context) -> Mono.just("tenant " + context.get("tenant")));
+		}
+
+		@Idempotent(key = "#key", name = "async.contextualWait", onInProgress = OnInProgress.WAIT, waitTimeout = "30s")
+		public Mono<String> contextualWait(String key) {
+			CompletableFuture<String> value = this.work.run(key);
+			return Mono.deferContextual((context) -> Mono.fromFuture(value, false)
+				.map((result) -> "tenant " + context.get("tenant") + " " + result));
 		}
 
 		@Idempotent(key = "#key", name = "async.emptyMono")

@@ -3,11 +3,13 @@ package dev.idempotency.engine;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +26,10 @@ import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
+import dev.idempotency.store.StoredResult;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
@@ -36,6 +42,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link IdempotencyEngine#executeAsync} against Redis: what the asynchronous path does
@@ -126,6 +133,100 @@ class RedisAsyncExecutionTests {
 	}
 
 	@Test
+	void valueArrivingOnAnEventLoopThreadAfterTheEngineClosedIsStillRecordedOffIt() throws Exception {
+		List<String> completingThreads = new CopyOnWriteArrayList<>();
+		IdempotencyListener threads = new IdempotencyListener() {
+
+			@Override
+			public void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+				if (operation == StoreOperation.COMPLETE) {
+					completingThreads.add(Thread.currentThread().getName());
+				}
+			}
+
+		};
+		IdempotencyEngine engine = new IdempotencyEngine(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:"),
+				IdempotencyDefaults.STANDARD, List.of(threads));
+		try {
+			Operation operation = operation(OnInProgress.REJECT);
+			CompletableFuture<String> pending = new CompletableFuture<>();
+			CompletableFuture<@Nullable Object> call = engine.executeAsync(operation, "k", null, () -> pending);
+			// The application shuts down while the value is on its way
+			engine.close();
+			Thread eventLoop = new FastThreadLocalThread(() -> pending.complete("late"), "test-event-loop");
+			eventLoop.start();
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("late");
+			assertThat(completingThreads).singleElement(as(InstanceOfAssertFactories.STRING))
+				.startsWith("idempotency-complete-");
+			assertThat(engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
+				.isEqualTo(RecordState.COMPLETED);
+		}
+		finally {
+			engine.close();
+		}
+	}
+
+	@Test
+	void lazyCallStartedOnAnEventLoopThreadAcquiresOffIt() throws Exception {
+		List<String> acquiringThreads = new CopyOnWriteArrayList<>();
+		IdempotencyListener threads = new IdempotencyListener() {
+
+			@Override
+			public void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+				if (operation == StoreOperation.ACQUIRE) {
+					acquiringThreads.add(Thread.currentThread().getName());
+				}
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:"),
+				IdempotencyDefaults.STANDARD, List.of(threads))) {
+			Operation operation = operation(OnInProgress.REJECT);
+			List<String> methodThreads = new CopyOnWriteArrayList<>();
+			CompletableFuture<CompletableFuture<@Nullable Object>> started = new CompletableFuture<>();
+			AsyncInvocation subscription = new AsyncInvocation() {
+
+				@Override
+				public CompletionStage<?> start() {
+					methodThreads.add(Thread.currentThread().getName());
+					return CompletableFuture.completedFuture("value");
+				}
+
+				@Override
+				public boolean isLazy() {
+					return true;
+				}
+
+			};
+			Thread eventLoop = new FastThreadLocalThread(
+					() -> started.complete(engine.executeAsync(operation, "k", null, subscription)), "test-event-loop");
+			eventLoop.start();
+			CompletableFuture<@Nullable Object> call = started.get(10, TimeUnit.SECONDS);
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("value");
+			assertThat(acquiringThreads).singleElement(as(InstanceOfAssertFactories.STRING))
+				.startsWith("idempotency-complete-");
+			assertThat(methodThreads).singleElement(as(InstanceOfAssertFactories.STRING))
+				.startsWith("idempotency-complete-");
+		}
+	}
+
+	@Test
+	void replayOfAStageOnAnEventLoopThreadIsAlreadyComplete() throws Exception {
+		Operation operation = operation(OnInProgress.REJECT);
+		this.engine.executeAsync(operation, "k", null, () -> CompletableFuture.completedFuture("first"))
+			.get(10, TimeUnit.SECONDS);
+		CompletableFuture<CompletableFuture<@Nullable Object>> replayed = new CompletableFuture<>();
+		Thread eventLoop = new FastThreadLocalThread(
+				() -> replayed.complete(this.engine.executeAsync(operation, "k", null, () -> {
+					throw new AssertionError("a replay must not run the method");
+				})), "test-event-loop");
+		eventLoop.start();
+		assertThat(replayed.get(10, TimeUnit.SECONDS)).isCompletedWithValue("first");
+	}
+
+	@Test
 	void valueOfAReactiveRedisCommandCompletesItsRecord() throws Exception {
 		ReactiveRedisConnection reactive = TestRedis.get().connectionFactory().getReactiveConnection();
 		try {
@@ -148,6 +249,102 @@ class RedisAsyncExecutionTests {
 	}
 
 	@Test
+	void cancellingACallWhoseStageIgnoresCancellationReleasesTheRecordAtOnce() throws Exception {
+		Operation operation = operation(OnInProgress.REJECT);
+		RecordKey record = new RecordKey(operation.name(), "k");
+		// A stage that a caller's cancellation cannot reach: cancelling its
+		// toCompletableFuture() cancels a copy
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k", null,
+				work::minimalCompletionStage);
+		assertThat(call.cancel(true)).isTrue();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.engine.getStore().read(record).orElseThrow().state() == RecordState.FAILED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED);
+		// The work's late value is not recorded over the release, nor counted again
+		work.complete("late");
+		assertThat(this.engine.getStore().read(record).orElseThrow().state()).isEqualTo(RecordState.FAILED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED);
+		assertThat(this.engine.executeAsync(operation, "k", null, () -> CompletableFuture.completedFuture("retried"))
+			.get(10, TimeUnit.SECONDS)).isEqualTo("retried");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED, Outcome.EXECUTED);
+	}
+
+	@Test
+	void cancelWhileTheValueIsBeingDeliveredLeavesTheRecordToTheValue() {
+		Operation operation = operation(OnInProgress.REJECT);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k", null, () -> work);
+		// Registered after the engine's callback, so run before it: the stage holds its
+		// value, the engine has not heard of it yet, and the caller cancels
+		work.whenComplete((value, failure) -> call.cancel(true));
+		work.complete("value");
+		assertThat(call).isCancelled();
+		assertThat(this.engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
+		assertThat(this.listener.storeOperations()).doesNotContain(StoreOperation.RELEASE);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
+	void cancelWhileTheValueOfAStageThatIgnoresCancellationIsBeingDeliveredLeavesTheRecordToTheValue() {
+		Operation operation = operation(OnInProgress.REJECT);
+		CompletableFuture<String> stage = new UncancellableStage<>();
+		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k", null, () -> stage);
+		// Registered after the engine's callback, so run before it
+		stage.whenComplete((value, failure) -> call.cancel(true));
+		stage.complete("value");
+		assertThat(call).isCancelled();
+		assertThat(this.engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
+		assertThat(this.listener.storeOperations()).doesNotContain(StoreOperation.RELEASE);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
+	void cancelAfterTheValueArrivedLeavesTheRecordCompletedForDuplicates() throws Exception {
+		CountDownLatch completing = new CountDownLatch(1);
+		CountDownLatch proceed = new CountDownLatch(1);
+		IdempotencyStore store = new ForwardingStore(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:")) {
+
+			@Override
+			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+				completing.countDown();
+				try {
+					proceed.await(10, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return super.complete(key, owner, fence, result, retention);
+			}
+
+		};
+		RecordingListener listener = new RecordingListener();
+		try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of(listener))) {
+			Operation operation = operation(OnInProgress.REJECT);
+			CompletableFuture<String> work = new CompletableFuture<>();
+			CompletableFuture<@Nullable Object> call = engine.executeAsync(operation, "k", null, () -> work);
+			Thread valueArrives = new Thread(() -> work.complete("value"), "test-value");
+			valueArrives.start();
+			assertThat(completing.await(10, TimeUnit.SECONDS)).isTrue();
+			// The value arrived and its record is being completed: too late to release
+			assertThat(call.cancel(true)).isTrue();
+			proceed.countDown();
+			valueArrives.join(10_000);
+			assertThat(valueArrives.isAlive()).isFalse();
+			assertThat(store.read(new RecordKey(operation.name(), "k")).orElseThrow().state())
+				.isEqualTo(RecordState.COMPLETED);
+			assertThat(listener.storeOperations()).doesNotContain(StoreOperation.RELEASE);
+			assertThat(engine.executeAsync(operation, "k", null, () -> {
+				throw new AssertionError("a replay must not run the method");
+			}).get(10, TimeUnit.SECONDS)).isEqualTo("value");
+			assertThat(listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+		}
+	}
+
+	@Test
 	void invalidKeyFailsTheFutureAndIsCounted() {
 		AtomicInteger runs = new AtomicInteger();
 		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation(OnInProgress.REJECT), " ", null,
@@ -165,6 +362,42 @@ class RedisAsyncExecutionTests {
 			throw new AssertionError("a replay must not run the method");
 		}).get(10, TimeUnit.SECONDS)).isNull();
 		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED);
+	}
+
+	@Test
+	void methodsThatBlockAfterAWaitDoNotHoldUpOtherWaits() throws Exception {
+		Operation operation = operation(OnInProgress.WAIT);
+		CountDownLatch blocked = new CountDownLatch(2);
+		CountDownLatch unblock = new CountDownLatch(1);
+		List<CompletableFuture<@Nullable Object>> blocking = new ArrayList<>();
+		try {
+			// Two waits take over a failed attempt, and run a method that blocks before
+			// it
+			// returns its stage (as a method may, whose stage is completed at once)
+			for (String key : List.of("a", "b")) {
+				CompletableFuture<String> failing = new CompletableFuture<>();
+				this.engine.executeAsync(operation, key, null, () -> failing);
+				blocking.add(this.engine.executeAsync(operation, key, null, () -> {
+					blocked.countDown();
+					unblock.await();
+					return CompletableFuture.completedFuture("unblocked");
+				}));
+				failing.completeExceptionally(new IllegalStateException("gateway down"));
+			}
+			assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<String> first = new CompletableFuture<>();
+			this.engine.executeAsync(operation, "c", null, () -> first);
+			CompletableFuture<@Nullable Object> waiting = this.engine.executeAsync(operation, "c", null,
+					() -> CompletableFuture.completedFuture("not run"));
+			first.complete("c's value");
+			assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo("c's value");
+		}
+		finally {
+			unblock.countDown();
+		}
+		for (CompletableFuture<@Nullable Object> call : blocking) {
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("unblocked");
+		}
 	}
 
 	@Test
@@ -245,6 +478,16 @@ class RedisAsyncExecutionTests {
 				factory.destroy();
 			}
 		}
+	}
+
+	// A stage whose toCompletableFuture() is a copy, which cancelling does not reach
+	static final class UncancellableStage<T> extends CompletableFuture<T> {
+
+		@Override
+		public CompletableFuture<T> toCompletableFuture() {
+			return copy();
+		}
+
 	}
 
 }
