@@ -79,11 +79,11 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		Fingerprint fingerprint = fingerprint(operation, context);
 		Expression key = operation.key();
 		if (key == null) {
-			BoundRequest request = bindRequest(operation);
+			BoundRequest request = counted(operation, () -> bindRequest(operation));
 			return this.engine.obtain()
 				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
 		}
-		Object keyValue = evaluate(operation, "key", operation.keyExpression(), key, context);
+		Object keyValue = counted(operation, () -> evaluate(operation, "key", operation.keyExpression(), key, context));
 		Response response = handlerResponse(operation);
 		Invocation work = (response != null) ? new RequestInvocation(invocation, response) : invocation::proceed;
 		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, work);
@@ -112,6 +112,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 			}
 		}
 		catch (IdempotencyException ex) {
+			this.engine.obtain().refused(operation.operation());
 			return mono ? ReactorResults.error(ex) : CompletableFuture.failedFuture(ex);
 		}
 		IdempotencyEngine engine = this.engine.obtain();
@@ -119,6 +120,17 @@ final class IdempotentInterceptor implements MethodInterceptor {
 			return ReactorResults.execute(engine, operation.operation(), key, fingerprint, invocation, response);
 		}
 		return engine.executeAsync(operation.operation(), key, fingerprint, new StageInvocation(invocation, response));
+	}
+
+	// A key that cannot be had counts as invalid, like one the engine refuses
+	private <T> T counted(IdempotentOperation operation, Supplier<T> key) {
+		try {
+			return key.get();
+		}
+		catch (IdempotencyKeyException ex) {
+			this.engine.obtain().refused(operation.operation());
+			throw ex;
+		}
 	}
 
 	// Computed by the engine, which counts a failure like any refused call

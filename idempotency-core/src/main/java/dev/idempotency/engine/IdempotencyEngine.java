@@ -141,6 +141,16 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
+	 * Count a call refused before its key reached the engine: a key expression that could
+	 * not be evaluated, or a request without a valid key header. Such a call counts as
+	 * {@link Outcome#INVALID}, like a key the engine itself refuses.
+	 * @param operation the operation called
+	 */
+	public void refused(Operation operation) {
+		this.listeners.onOutcome(Call.NONE, operation.name(), Outcome.INVALID);
+	}
+
+	/**
 	 * Run one idempotent call.
 	 * @param operation the resolved operation
 	 * @param rawKey the evaluated key, before validation and hashing

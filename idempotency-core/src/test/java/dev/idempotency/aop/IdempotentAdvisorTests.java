@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -18,8 +19,11 @@ import dev.idempotency.codec.JacksonPayloadFingerprinter;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.IdempotencyListener;
+import dev.idempotency.engine.Outcome;
 import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
+import dev.idempotency.web.RequestBinding;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
@@ -33,6 +37,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -102,6 +109,34 @@ class IdempotentAdvisorTests {
 		assertThatExceptionOfType(IdempotencyKeyException.class).isThrownBy(() -> payments.list(null))
 			.withMessageContaining("#event.id");
 		assertThat(payments.runs()).isEqualTo(0);
+	}
+
+	@Test
+	void keyExpressionThatCannotBeEvaluatedCountsAsInvalid() {
+		Payments payments = start(Payments.class);
+		assertThatExceptionOfType(IdempotencyKeyException.class).isThrownBy(() -> payments.list(null));
+		assertThat(this.context.getBean(Outcomes.class).outcomes).containsExactly(Outcome.INVALID);
+	}
+
+	@Test
+	void requestWithoutAValidKeyHeaderCountsAsInvalid() {
+		KeylessHandler handler = start(KeylessHandler.class);
+		this.context.getBean(IdempotentAdvisor.class).setRequestBinding(() -> new RequestBinding() {
+
+			@Override
+			public BoundRequest bind(String operation) {
+				throw new IdempotencyKeyException("no Idempotency-Key header");
+			}
+
+			@Override
+			public Response currentResponse() {
+				return null;
+			}
+
+		});
+		assertThatExceptionOfType(IdempotencyKeyException.class).isThrownBy(() -> handler.pay("{}"))
+			.withMessage("no Idempotency-Key header");
+		assertThat(this.context.getBean(Outcomes.class).outcomes).containsExactly(Outcome.INVALID);
 	}
 
 	@Test
@@ -262,13 +297,40 @@ class IdempotentAdvisorTests {
 		}
 
 		@Bean
-		IdempotencyEngine idempotencyEngine(IdempotencyDefaults defaults) {
-			return new IdempotencyEngine(new InMemoryIdempotencyStore(), defaults, List.of());
+		IdempotencyEngine idempotencyEngine(IdempotencyDefaults defaults, Outcomes outcomes) {
+			return new IdempotencyEngine(new InMemoryIdempotencyStore(), defaults, List.of(outcomes));
+		}
+
+		@Bean
+		Outcomes outcomes() {
+			return new Outcomes();
 		}
 
 		@Bean
 		Prefix prefix() {
 			return new Prefix("bean-");
+		}
+
+	}
+
+	static class Outcomes implements IdempotencyListener {
+
+		final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onOutcome(String name, Outcome outcome) {
+			this.outcomes.add(outcome);
+		}
+
+	}
+
+	@RestController
+	static class KeylessHandler {
+
+		@PostMapping("/pay")
+		@Idempotent
+		String pay(@RequestBody String body) {
+			return body;
 		}
 
 	}
