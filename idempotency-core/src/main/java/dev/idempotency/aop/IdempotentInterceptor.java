@@ -1,10 +1,8 @@
 package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -22,7 +20,6 @@ import dev.idempotency.engine.Invocation;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestBinding.BoundRequest;
 import dev.idempotency.web.RequestBinding.Response;
-import dev.idempotency.web.RequestHandlers;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.BeanResolver;
@@ -53,8 +50,6 @@ final class IdempotentInterceptor implements MethodInterceptor {
 
 	private @Nullable RequestBinding binding;
 
-	private final Map<Method, Boolean> handlers = new ConcurrentHashMap<>();
-
 	IdempotentInterceptor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
 			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
 		this.operations = operations;
@@ -79,11 +74,23 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		Fingerprint fingerprint = fingerprint(operation, context);
 		Expression key = operation.key();
 		if (key == null) {
-			BoundRequest request = counted(operation, () -> bindRequest(operation));
+			BoundRequest request;
+			try {
+				request = bindRequest(operation);
+			}
+			catch (IdempotencyKeyException ex) {
+				throw refused(operation, ex);
+			}
 			return this.engine.obtain()
 				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
 		}
-		Object keyValue = counted(operation, () -> evaluate(operation, "key", operation.keyExpression(), key, context));
+		Object keyValue;
+		try {
+			keyValue = evaluate(operation, "key", operation.keyExpression(), key, context);
+		}
+		catch (IdempotencyKeyException ex) {
+			throw refused(operation, ex);
+		}
 		Response response = handlerResponse(operation);
 		Invocation work = (response != null) ? new RequestInvocation(invocation, response) : invocation::proceed;
 		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, work);
@@ -123,14 +130,9 @@ final class IdempotentInterceptor implements MethodInterceptor {
 	}
 
 	// A key that cannot be had counts as invalid, like one the engine refuses
-	private <T> T counted(IdempotentOperation operation, Supplier<T> key) {
-		try {
-			return key.get();
-		}
-		catch (IdempotencyKeyException ex) {
-			this.engine.obtain().refused(operation.operation());
-			throw ex;
-		}
+	private IdempotencyKeyException refused(IdempotentOperation operation, IdempotencyKeyException ex) {
+		this.engine.obtain().refused(operation.operation());
+		return ex;
 	}
 
 	// Computed by the engine, which counts a failure like any refused call
@@ -146,12 +148,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 	// The response of a request handler with a key of its own, so that its replays are
 	// marked too; never the response of a request that merely calls this method
 	private @Nullable Response handlerResponse(IdempotentOperation operation) {
-		Boolean handler = this.handlers.get(operation.method());
-		if (handler == null) {
-			handler = this.handlers.computeIfAbsent(operation.method(),
-					(method) -> RequestHandlers.isHandler(method, operation.targetClass()));
-		}
-		RequestBinding binding = handler ? requestBinding() : null;
+		RequestBinding binding = operation.requestHandler() ? requestBinding() : null;
 		return (binding != null) ? binding.currentResponse() : null;
 	}
 

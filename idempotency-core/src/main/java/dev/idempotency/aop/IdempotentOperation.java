@@ -26,10 +26,12 @@ import org.springframework.expression.Expression;
  * @param payload the parsed payload expression, or {@code null}
  * @param argumentIndexes argument positions by every name an expression may use
  * @param resultKind how the method delivers its value
+ * @param requestHandler whether the method handles requests (a {@code @RequestMapping}
+ * method of a controller), whose replays mark their response
  */
 public record IdempotentOperation(Method method, Class<?> targetClass, String keyExpression,
 		@Nullable String payloadExpression, Operation operation, @Nullable Expression key, @Nullable Expression payload,
-		Map<String, Integer> argumentIndexes, ResultKind resultKind) {
+		Map<String, Integer> argumentIndexes, ResultKind resultKind, boolean requestHandler) {
 
 	/**
 	 * Return the operation name.

@@ -170,9 +170,9 @@ public class IdempotentOperationSource {
 		}
 		Expression key = keyFromRequest ? null
 				: ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
+		boolean handler = keyFromRequest || RequestHandlers.isHandler(specific, userClass);
 		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload()
-				: (keyFromRequest || RequestHandlers.isHandler(specific, userClass))
-						? requestBody(specific, keyFromRequest) : null;
+				: handler ? requestBody(specific, keyFromRequest) : null;
 		Expression payload = (payloadText != null)
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
@@ -183,7 +183,7 @@ public class IdempotentOperationSource {
 						+ " of " + ExpressionParsing.describe(specific),
 				annotation, specific);
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
-				operation, key, payload, indexes, result.kind());
+				operation, key, payload, indexes, result.kind(), handler);
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
 		if (clash != null && !clash.method().equals(specific)) {
 			throw new IllegalStateException("@Idempotent name '" + name + "' is used by both "
