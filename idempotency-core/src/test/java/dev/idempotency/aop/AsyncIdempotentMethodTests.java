@@ -33,8 +33,6 @@ import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyLockLostException;
-import dev.idempotency.codec.JacksonPayloadFingerprinter;
-import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.IdempotencyListener;
@@ -45,15 +43,11 @@ import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.test.redis.TestRedis;
-import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -647,28 +641,8 @@ class AsyncIdempotentMethodTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@Import(AdvisorInfrastructure.class)
 	static class Infrastructure {
-
-		@Bean
-		static DefaultAdvisorAutoProxyCreator autoProxyCreator() {
-			DefaultAdvisorAutoProxyCreator creator = new DefaultAdvisorAutoProxyCreator();
-			creator.setProxyTargetClass(true);
-			return creator;
-		}
-
-		@Bean
-		static IdempotentOperationSource operationSource(ConfigurableListableBeanFactory beanFactory) {
-			return new IdempotentOperationSource(IdempotencyDefaults.STANDARD,
-					new JacksonResultCodec(JsonMapper.builder().build()), new EmbeddedValueResolver(beanFactory));
-		}
-
-		@Bean
-		static IdempotentAdvisor idempotentAdvisor(IdempotentOperationSource operationSource,
-				ConfigurableListableBeanFactory beanFactory) {
-			return new IdempotentAdvisor(operationSource, () -> beanFactory.getBean(IdempotencyEngine.class),
-					() -> new JacksonPayloadFingerprinter(JsonMapper.builder().build()),
-					new BeanFactoryResolver(beanFactory));
-		}
 
 		@Bean
 		Outcomes outcomes() {

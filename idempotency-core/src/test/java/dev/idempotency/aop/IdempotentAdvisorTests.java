@@ -15,8 +15,6 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.IdempotencyKeyReuseException;
-import dev.idempotency.codec.JacksonPayloadFingerprinter;
-import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.IdempotencyListener;
@@ -24,18 +22,13 @@ import dev.idempotency.engine.Outcome;
 import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idempotency.web.RequestBinding;
-import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanCreationException;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.core.NestedExceptionUtils;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -178,7 +171,7 @@ class IdempotentAdvisorTests {
 	@Test
 	void syntaxErrorInKeyFailsStartupNamingMethodAndExpression() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(BadSyntax.class))
-			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("BadSyntax.handle(Event)", "#event.id +");
 	}
@@ -186,7 +179,7 @@ class IdempotentAdvisorTests {
 	@Test
 	void unknownParameterInKeyFailsStartupNamingMethodAndExpression() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(UnknownParameter.class))
-			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("UnknownParameter.handle(Event)", "#evnt.id", "[event]");
 	}
@@ -194,7 +187,7 @@ class IdempotentAdvisorTests {
 	@Test
 	void objectReturnTypeFailsStartup() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(ObjectReturn.class))
-			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("ObjectReturn.handle(String)", "Object");
 	}
@@ -202,7 +195,7 @@ class IdempotentAdvisorTests {
 	@Test
 	void nameWithTheSeparatorFailsStartupNamingMethodAndName() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(SeparatorInName.class))
-			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("@Idempotent(name = \"orders:refund\")", "SeparatorInName.refund(String)",
 					"must not contain ':'");
@@ -211,7 +204,7 @@ class IdempotentAdvisorTests {
 	@Test
 	void nameWithWhitespaceFailsStartup() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(WhitespaceInName.class))
-			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("@Idempotent(name = \"orders refund\")", "WhitespaceInName.refund(String)", "whitespace");
 	}
@@ -219,7 +212,7 @@ class IdempotentAdvisorTests {
 	@Test
 	void typeLevelNameWithTheSeparatorFailsStartup() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(SeparatorInTypeName.class))
-			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("SeparatorInTypeName.debit(String)", "'orders:.debit' must not contain ':'");
 	}
@@ -243,7 +236,7 @@ class IdempotentAdvisorTests {
 	@Test
 	void methodLevelAnnotationOnToStringFailsStartup() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(IdempotentToString.class))
-			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("IdempotentToString.toString()", "the methods of Object");
 	}
@@ -251,7 +244,7 @@ class IdempotentAdvisorTests {
 	@Test
 	void methodLevelAnnotationOnEqualsFailsStartupEvenBesideOtherOperations() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(IdempotentEquals.class))
-			.extracting(IdempotentAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("IdempotentEquals.equals(Object)", "the methods of Object");
 	}
@@ -265,36 +258,9 @@ class IdempotentAdvisorTests {
 		assertThat(payments.runs()).isEqualTo(0);
 	}
 
-	private static String invalidAnnotation(Throwable failure) {
-		Throwable root = NestedExceptionUtils.getRootCause(failure);
-		assertThat(root).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("Invalid");
-		return root.getMessage();
-	}
-
 	@Configuration(proxyBeanMethods = false)
+	@Import(AdvisorInfrastructure.class)
 	static class Infrastructure {
-
-		@Bean
-		static DefaultAdvisorAutoProxyCreator autoProxyCreator() {
-			DefaultAdvisorAutoProxyCreator creator = new DefaultAdvisorAutoProxyCreator();
-			creator.setProxyTargetClass(true);
-			return creator;
-		}
-
-		@Bean
-		static IdempotentOperationSource operationSource(IdempotencyDefaults defaults,
-				ConfigurableListableBeanFactory beanFactory) {
-			return new IdempotentOperationSource(defaults, new JacksonResultCodec(JsonMapper.builder().build()),
-					new EmbeddedValueResolver(beanFactory));
-		}
-
-		@Bean
-		static IdempotentAdvisor idempotentAdvisor(IdempotentOperationSource operationSource,
-				ConfigurableListableBeanFactory beanFactory) {
-			return new IdempotentAdvisor(operationSource, () -> beanFactory.getBean(IdempotencyEngine.class),
-					() -> new JacksonPayloadFingerprinter(JsonMapper.builder().build()),
-					new BeanFactoryResolver(beanFactory));
-		}
 
 		@Bean
 		IdempotencyEngine idempotencyEngine(IdempotencyDefaults defaults, Outcomes outcomes) {

@@ -7,22 +7,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.Idempotent;
-import dev.idempotency.codec.JacksonPayloadFingerprinter;
-import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
-import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
 import org.springframework.beans.factory.BeanCreationException;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.core.NestedExceptionUtils;
+import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -71,7 +64,7 @@ class ReplayFailuresAdvisorTests {
 	@Test
 	void listedTypeWithoutAStringConstructorFailsStartupNamingMethodAndType() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(WithoutConstructor.class))
-			.extracting(ReplayFailuresAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("replayFailures", "WithoutConstructor.charge(String)", CodedException.class.getName(),
 					"no public (String) constructor");
@@ -80,41 +73,14 @@ class ReplayFailuresAdvisorTests {
 	@Test
 	void abstractListedTypeFailsStartupNamingMethodAndType() {
 		assertThatExceptionOfType(BeanCreationException.class).isThrownBy(() -> start(AbstractListed.class))
-			.extracting(ReplayFailuresAdvisorTests::invalidAnnotation)
+			.extracting(AdvisorInfrastructure::invalidAnnotation)
 			.asString()
 			.contains("AbstractListed.charge(String)", AbstractPaymentException.class.getName(), "abstract");
 	}
 
-	private static String invalidAnnotation(Throwable failure) {
-		Throwable root = NestedExceptionUtils.getRootCause(failure);
-		assertThat(root).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("Invalid");
-		return root.getMessage();
-	}
-
 	@Configuration(proxyBeanMethods = false)
+	@Import(AdvisorInfrastructure.class)
 	static class Infrastructure {
-
-		@Bean
-		static DefaultAdvisorAutoProxyCreator autoProxyCreator() {
-			DefaultAdvisorAutoProxyCreator creator = new DefaultAdvisorAutoProxyCreator();
-			creator.setProxyTargetClass(true);
-			return creator;
-		}
-
-		@Bean
-		static IdempotentOperationSource operationSource(IdempotencyDefaults defaults,
-				ConfigurableListableBeanFactory beanFactory) {
-			return new IdempotentOperationSource(defaults, new JacksonResultCodec(JsonMapper.builder().build()),
-					new EmbeddedValueResolver(beanFactory));
-		}
-
-		@Bean
-		static IdempotentAdvisor idempotentAdvisor(IdempotentOperationSource operationSource,
-				ConfigurableListableBeanFactory beanFactory) {
-			return new IdempotentAdvisor(operationSource, () -> beanFactory.getBean(IdempotencyEngine.class),
-					() -> new JacksonPayloadFingerprinter(JsonMapper.builder().build()),
-					new BeanFactoryResolver(beanFactory));
-		}
 
 		@Bean
 		IdempotencyEngine idempotencyEngine(IdempotencyDefaults defaults) {

@@ -11,18 +11,15 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.Idempotent;
-import dev.idempotency.codec.JacksonPayloadFingerprinter;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
-import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -97,27 +94,8 @@ class StageWithoutReactorTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@Import(AdvisorInfrastructure.class)
 	static class Infrastructure {
-
-		@Bean
-		static DefaultAdvisorAutoProxyCreator autoProxyCreator() {
-			DefaultAdvisorAutoProxyCreator creator = new DefaultAdvisorAutoProxyCreator();
-			creator.setProxyTargetClass(true);
-			return creator;
-		}
-
-		@Bean
-		static IdempotentOperationSource operationSource() {
-			return new IdempotentOperationSource(IdempotencyDefaults.STANDARD,
-					new JacksonResultCodec(JsonMapper.builder().build()), null);
-		}
-
-		@Bean
-		static IdempotentAdvisor idempotentAdvisor(IdempotentOperationSource operationSource,
-				ConfigurableListableBeanFactory beanFactory) {
-			return new IdempotentAdvisor(operationSource, () -> beanFactory.getBean(IdempotencyEngine.class),
-					() -> new JacksonPayloadFingerprinter(JsonMapper.builder().build()), null);
-		}
 
 		@Bean
 		IdempotencyEngine idempotencyEngine() {

@@ -272,28 +272,21 @@ class RedisAsyncExecutionTests {
 
 	@Test
 	void cancelWhileTheValueIsBeingDeliveredLeavesTheRecordToTheValue() {
+		assertCancelWhileTheValueIsBeingDeliveredLeavesTheRecordToTheValue(new CompletableFuture<>());
+	}
+
+	@Test
+	void cancelWhileTheValueOfAStageThatIgnoresCancellationIsBeingDeliveredLeavesTheRecordToTheValue() {
+		assertCancelWhileTheValueIsBeingDeliveredLeavesTheRecordToTheValue(new UncancellableStage<>());
+	}
+
+	private void assertCancelWhileTheValueIsBeingDeliveredLeavesTheRecordToTheValue(CompletableFuture<String> work) {
 		Operation operation = operation(OnInProgress.REJECT);
-		CompletableFuture<String> work = new CompletableFuture<>();
 		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k", null, () -> work);
 		// Registered after the engine's callback, so run before it: the stage holds its
 		// value, the engine has not heard of it yet, and the caller cancels
 		work.whenComplete((value, failure) -> call.cancel(true));
 		work.complete("value");
-		assertThat(call).isCancelled();
-		assertThat(this.engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
-			.isEqualTo(RecordState.COMPLETED);
-		assertThat(this.listener.storeOperations()).doesNotContain(StoreOperation.RELEASE);
-		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
-	}
-
-	@Test
-	void cancelWhileTheValueOfAStageThatIgnoresCancellationIsBeingDeliveredLeavesTheRecordToTheValue() {
-		Operation operation = operation(OnInProgress.REJECT);
-		CompletableFuture<String> stage = new UncancellableStage<>();
-		CompletableFuture<@Nullable Object> call = this.engine.executeAsync(operation, "k", null, () -> stage);
-		// Registered after the engine's callback, so run before it
-		stage.whenComplete((value, failure) -> call.cancel(true));
-		stage.complete("value");
 		assertThat(call).isCancelled();
 		assertThat(this.engine.getStore().read(new RecordKey(operation.name(), "k")).orElseThrow().state())
 			.isEqualTo(RecordState.COMPLETED);
