@@ -72,61 +72,56 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		}
 		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
 		Fingerprint fingerprint = fingerprint(operation, context);
-		Expression key = operation.key();
-		if (key == null) {
-			BoundRequest request;
-			try {
-				request = bindRequest(operation);
-			}
-			catch (IdempotencyKeyException ex) {
-				throw refused(operation, ex);
-			}
-			return this.engine.obtain()
-				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
-		}
-		Object keyValue;
+		@Nullable Object key;
 		try {
-			keyValue = evaluate(operation, "key", operation.keyExpression(), key, context);
+			key = keyOf(operation, context);
 		}
 		catch (IdempotencyKeyException ex) {
 			throw refused(operation, ex);
 		}
+		if (key instanceof BoundRequest request) {
+			return this.engine.obtain()
+				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
+		}
 		Response response = handlerResponse(operation);
 		Invocation work = (response != null) ? new RequestInvocation(invocation, response) : invocation::proceed;
-		return this.engine.obtain().execute(operation.operation(), keyValue, fingerprint, work);
+		return this.engine.obtain().execute(operation.operation(), key, fingerprint, work);
 	}
 
 	// Every failure, a key that cannot be evaluated included, reaches the caller through
 	// the stage or Mono: such a method never throws.
 	private Object invokeAsync(IdempotentOperation operation, Object target, MethodInvocation invocation) {
 		boolean mono = operation.resultKind() == ResultKind.MONO;
-		Object key;
+		@Nullable Object key;
 		Fingerprint fingerprint;
 		Response response;
 		try {
 			EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(),
 					this.beanResolver);
 			fingerprint = fingerprint(operation, context);
-			Expression keyExpression = operation.key();
-			if (keyExpression == null) {
-				BoundRequest request = bindRequest(operation);
-				key = request.key();
-				response = request;
-			}
-			else {
-				key = evaluate(operation, "key", operation.keyExpression(), keyExpression, context);
-				response = handlerResponse(operation);
-			}
+			key = keyOf(operation, context);
+			response = (key instanceof BoundRequest request) ? request : handlerResponse(operation);
 		}
 		catch (IdempotencyException ex) {
 			this.engine.obtain().refused(operation.operation());
 			return mono ? ReactorResults.error(ex) : CompletableFuture.failedFuture(ex);
+		}
+		if (key instanceof BoundRequest request) {
+			key = request.key();
 		}
 		IdempotencyEngine engine = this.engine.obtain();
 		if (mono) {
 			return ReactorResults.execute(engine, operation.operation(), key, fingerprint, invocation, response);
 		}
 		return engine.executeAsync(operation.operation(), key, fingerprint, new StageInvocation(invocation, response));
+	}
+
+	// The value of the key expression, or for a handler that takes its key from the
+	// request, the request bound with its key
+	private @Nullable Object keyOf(IdempotentOperation operation, EvaluationContext context) {
+		Expression key = operation.key();
+		return (key != null) ? evaluate(operation, "key", operation.keyExpression(), key, context)
+				: bindRequest(operation);
 	}
 
 	// A key that cannot be had counts as invalid, like one the engine refuses
