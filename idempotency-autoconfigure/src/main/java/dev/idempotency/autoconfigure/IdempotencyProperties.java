@@ -7,6 +7,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.engine.StoreFailurePolicy;
+import dev.idempotency.messaging.InProgressBackOff;
 import dev.idempotency.web.IdempotencyProblems;
 import dev.idempotency.web.KeyScope;
 
@@ -101,6 +102,8 @@ public class IdempotencyProperties implements Validator {
 	private final Redis redis = new Redis();
 
 	private final Http http = new Http();
+
+	private final Messaging messaging = new Messaging();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -206,6 +209,10 @@ public class IdempotencyProperties implements Validator {
 		return this.http;
 	}
 
+	public Messaging getMessaging() {
+		return this.messaging;
+	}
+
 	@Override
 	public boolean supports(Class<?> type) {
 		return IdempotencyProperties.class.isAssignableFrom(type);
@@ -235,6 +242,13 @@ public class IdempotencyProperties implements Validator {
 		if (!StringUtils.hasText(properties.getHttp().getKeyHeader())) {
 			errors.rejectValue("http.keyHeader", "empty",
 					"idempotency.http.key-header must not be empty (such as 'Idempotency-Key')");
+		}
+		try {
+			properties.getMessaging().getInProgressRetry().toBackOff();
+		}
+		catch (IllegalArgumentException ex) {
+			errors.rejectValue("messaging.inProgressRetry", "invalid",
+					"idempotency.messaging.in-progress-retry is invalid: " + ex.getMessage());
 		}
 	}
 
@@ -455,6 +469,75 @@ public class IdempotencyProperties implements Validator {
 
 		public void setScope(KeyScope scope) {
 			this.scope = scope;
+		}
+
+	}
+
+	/**
+	 * Settings of listener containers of message brokers (Kafka, RabbitMQ).
+	 */
+	public static class Messaging {
+
+		private final InProgressRetry inProgressRetry = new InProgressRetry();
+
+		public InProgressRetry getInProgressRetry() {
+			return this.inProgressRetry;
+		}
+
+	}
+
+	/**
+	 * Back-off before a message whose key another attempt holds is delivered again. Each
+	 * delay is also never longer than the other attempt's lease has left.
+	 */
+	public static class InProgressRetry {
+
+		/**
+		 * Delay before the first redelivery.
+		 */
+		private Duration initialInterval = InProgressBackOff.DEFAULT.initialInterval();
+
+		/**
+		 * Factor by which each delay grows.
+		 */
+		private double multiplier = InProgressBackOff.DEFAULT.multiplier();
+
+		/**
+		 * Longest delay.
+		 */
+		private Duration maxInterval = InProgressBackOff.DEFAULT.maxInterval();
+
+		public Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(Duration maxInterval) {
+			this.maxInterval = maxInterval;
+		}
+
+		/**
+		 * Return these settings as a back-off.
+		 * @return the back-off
+		 * @throws IllegalArgumentException if the settings contradict each other
+		 */
+		public InProgressBackOff toBackOff() {
+			return new InProgressBackOff(this.initialInterval, this.multiplier, this.maxInterval);
 		}
 
 	}
