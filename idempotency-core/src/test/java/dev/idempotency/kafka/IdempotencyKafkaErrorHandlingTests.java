@@ -20,6 +20,7 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.kafka.listener.BackOffHandler;
+import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
 import org.springframework.kafka.listener.SeekUtils;
@@ -136,6 +137,20 @@ class IdempotencyKafkaErrorHandlingTests {
 		fail(new IdempotencyStoreException("Redis is down"));
 		fail(inProgress(Duration.ofSeconds(30)));
 		assertThat(this.delays).containsExactly(100L, 200L, 100L, 100L);
+	}
+
+	@Test
+	void recordThatABatchListenerNamesIsTreatedByTheSameRules() {
+		assertThat(this.handler.handleOne(
+				new BatchListenerFailedException("Batch failed", inProgress(Duration.ofMillis(70)), 0), this.record,
+				null, null))
+			.isFalse();
+		assertThat(this.delays).containsExactly(70L);
+		ConsumerRecord<String, String> next = new ConsumerRecord<>("payments", 1, 43, "k", "v");
+		assertThat(this.handler.handleOne(new BatchListenerFailedException("Batch failed",
+				new IdempotencyKeyReuseException("kafka.charges", "evt-1"), 1), next, null, null))
+			.isTrue();
+		assertThat(this.recovered).containsExactly(next);
 	}
 
 	@Test
