@@ -57,6 +57,11 @@ class Charges {
 		this.ledger.effect(record.topic(), event.id());
 	}
 
+	@Idempotent(name = "kafka.offset-headers", key = "{#topic, #partition, #offset}")
+	public void chargeAt(String topic, int partition, long offset, PaymentEvent event) {
+		this.ledger.effect(topic, event.id());
+	}
+
 	CountDownLatch gate(String id) {
 		return this.gates.computeIfAbsent(id, (key) -> new CountDownLatch(1));
 	}

@@ -17,6 +17,8 @@ import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.idempotency.store.AcquireRequest;
@@ -63,7 +65,7 @@ import static org.awaitility.Awaitility.await;
 		"idempotency.messaging.in-progress-retry.max-interval=300ms" })
 @EmbeddedKafka(partitions = 3,
 		topics = { Listeners.PAYMENTS, Listeners.REUSE, Listeners.REUSE_DLT, Listeners.HEADERS, Listeners.OFFSETS,
-				Listeners.RESTARTS, Listeners.REBALANCE, Listeners.CRASHES },
+				Listeners.OFFSET_HEADERS, Listeners.RESTARTS, Listeners.REBALANCE, Listeners.CRASHES },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 class IdempotentKafkaListenerTests {
 
@@ -179,18 +181,19 @@ class IdempotentKafkaListenerTests {
 		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(Listeners.HEADERS, id)).isOne());
 	}
 
-	@Test
-	void keyFromTopicPartitionAndOffsetDeduplicatesRedeliveriesButNotProducerDuplicates() throws Exception {
+	@ParameterizedTest
+	@ValueSource(strings = { Listeners.OFFSETS, Listeners.OFFSET_HEADERS })
+	void keyFromTopicPartitionAndOffsetDeduplicatesRedeliveriesButNotProducerDuplicates(String topic) throws Exception {
 		String id = newIds(1).get(0);
 		PaymentEvent event = new PaymentEvent(id, 7);
 		this.listeners.failAfterEffect(id);
-		long first = send(Listeners.OFFSETS, 1, event, null);
-		awaitCommitted(Listeners.OFFSETS, Listeners.OFFSETS, Map.of(1, first));
-		assertThat(this.ledger.deliveries(Listeners.OFFSETS, 1, first)).isEqualTo(2);
-		assertThat(this.ledger.effects(Listeners.OFFSETS, id)).isOne();
-		long resent = send(Listeners.OFFSETS, 1, event, null);
-		awaitCommitted(Listeners.OFFSETS, Listeners.OFFSETS, Map.of(1, resent));
-		assertThat(this.ledger.effects(Listeners.OFFSETS, id)).isEqualTo(2);
+		long first = send(topic, 1, event, null);
+		awaitCommitted(topic, topic, Map.of(1, first));
+		assertThat(this.ledger.deliveries(topic, 1, first)).isEqualTo(2);
+		assertThat(this.ledger.effects(topic, id)).isOne();
+		long resent = send(topic, 1, event, null);
+		awaitCommitted(topic, topic, Map.of(1, resent));
+		assertThat(this.ledger.effects(topic, id)).isEqualTo(2);
 	}
 
 	@Test

@@ -31,6 +31,8 @@ class Listeners {
 
 	static final String OFFSETS = "offsets";
 
+	static final String OFFSET_HEADERS = "offset-headers";
+
 	static final String RESTARTS = "restarts";
 
 	static final String REBALANCE = "rebalance";
@@ -84,6 +86,16 @@ class Listeners {
 	public void offsets(ConsumerRecord<String, String> record, @Payload PaymentEvent event) {
 		this.ledger.delivered(OFFSETS, record.partition(), record.offset());
 		this.charges.chargeRecord(record, event);
+		if (this.failAfterEffect.remove(event.id())) {
+			throw new IllegalStateException("Failed after the effect, before the listener returned");
+		}
+	}
+
+	@KafkaListener(id = OFFSET_HEADERS, topics = OFFSET_HEADERS)
+	public void offsetHeaders(@Payload PaymentEvent event, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
+			@Header(KafkaHeaders.RECEIVED_PARTITION) int partition, @Header(KafkaHeaders.OFFSET) long offset) {
+		this.ledger.delivered(OFFSET_HEADERS, partition, offset);
+		this.charges.chargeAt(topic, partition, offset, event);
 		if (this.failAfterEffect.remove(event.id())) {
 			throw new IllegalStateException("Failed after the effect, before the listener returned");
 		}
