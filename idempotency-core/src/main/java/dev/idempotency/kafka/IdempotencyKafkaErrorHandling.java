@@ -1,5 +1,8 @@
 package dev.idempotency.kafka;
 
+import java.util.function.BiFunction;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyInProgressException;
@@ -16,6 +19,7 @@ import org.springframework.kafka.listener.DefaultBackOffHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.SeekUtils;
 import org.springframework.util.Assert;
+import org.springframework.util.backoff.BackOff;
 
 /**
  * The rules by which a spring-kafka {@link DefaultErrorHandler} treats the exceptions of
@@ -70,12 +74,12 @@ public final class IdempotencyKafkaErrorHandling {
 
 	/**
 	 * Apply these rules to an error handler of the application's. It replaces the
-	 * handler's back-off function (a function of the application's own would be dropped:
-	 * apply the rules first and compose it in yours if you need both) and classifies our
-	 * exceptions as above. The handler's own back-off must allow at least one retry: with
-	 * none, spring-kafka recovers every record at once and never asks the back-off
-	 * function. Without {@link #backOffHandler()} the delays are not bounded by the other
-	 * attempt's lease, only by {@code maxInterval}.
+	 * handler's back-off function (to keep one of your own as well, set afterwards a
+	 * function that asks {@link #backOffFunction(InProgressBackOff)} first) and
+	 * classifies our exceptions as above. The handler's own back-off must allow at least
+	 * one retry: with none, spring-kafka recovers every record at once and never asks the
+	 * back-off function. Without {@link #backOffHandler()} the delays are not bounded by
+	 * the other attempt's lease, only by {@code maxInterval}.
 	 * @param handler the handler to configure
 	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
 	 * store failures
@@ -88,10 +92,25 @@ public final class IdempotencyKafkaErrorHandling {
 		// Explicitly, so that a handler whose classification defaults to false retries
 		// them
 		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class);
-		handler.setBackOffFunction(new IdempotencyBackOffs(backOff));
+		handler.setBackOffFunction(backOffFunction(backOff));
 		// A record that met a store failure and then an attempt in progress starts the
 		// in-progress back-off afresh, and the other way round
 		handler.setResetStateOnExceptionChange(true);
+	}
+
+	/**
+	 * Return the back-off function of these rules: the back-off of a record that failed
+	 * with {@link IdempotencyInProgressException} or {@link IdempotencyStoreException},
+	 * and {@code null} (the handler's own back-off) for any other exception.
+	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
+	 * store failures
+	 * @return the function, for {@link DefaultErrorHandler#setBackOffFunction}
+	 */
+	public static BiFunction<ConsumerRecord<?, ?>, Exception, @Nullable BackOff> backOffFunction(
+			InProgressBackOff backOff) {
+		Assert.notNull(backOff, "'backOff' must not be null");
+		IdempotencyBackOffs backOffs = new IdempotencyBackOffs(backOff);
+		return backOffs::apply;
 	}
 
 	/**

@@ -162,6 +162,15 @@ class IdempotencyKafkaErrorHandlingTests {
 	}
 
 	@Test
+	void backOffFunctionChoosesOnlyForOurRetryableExceptions() {
+		var function = IdempotencyKafkaErrorHandling.backOffFunction(BACK_OFF);
+		assertThat(function.apply(this.record, inProgress(Duration.ofMillis(40))).start().nextBackOff()).isEqualTo(40);
+		assertThat(function.apply(this.record, new IdempotencyStoreException("Redis is down")).start().nextBackOff())
+			.isEqualTo(100);
+		assertThat(function.apply(this.record, new IllegalStateException("downstream failed"))).isNull();
+	}
+
+	@Test
 	void nullArgumentsAreRejected() {
 		assertThatIllegalArgumentException().isThrownBy(() -> IdempotencyKafkaErrorHandling.applyTo(null, BACK_OFF))
 			.withMessage("'handler' must not be null");
@@ -170,6 +179,8 @@ class IdempotencyKafkaErrorHandlingTests {
 			.withMessage("'backOff' must not be null");
 		assertThatIllegalArgumentException().isThrownBy(() -> IdempotencyKafkaErrorHandling.backOffHandler(null))
 			.withMessage("'delegate' must not be null");
+		assertThatIllegalArgumentException().isThrownBy(() -> IdempotencyKafkaErrorHandling.backOffFunction(null))
+			.withMessage("'backOff' must not be null");
 	}
 
 	// As the container reports it: the listener's exception wrapped
