@@ -1,0 +1,38 @@
+package dev.idempotency.autoconfigure.kafka;
+
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.autoconfigure.IdempotencyProperties;
+import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+
+/**
+ * Auto-configuration of idempotent Kafka listeners: an error handler with the rules of
+ * {@link IdempotencyKafkaErrorHandling}, which Spring Boot's listener container factory
+ * picks up. Its recoverer is the application's {@link ConsumerRecordRecoverer} bean, if
+ * it has exactly one. It backs off when the application defines a
+ * {@link CommonErrorHandler} of its own.
+ */
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class,
+		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+@ConditionalOnClass({ DefaultErrorHandler.class, IdempotencyKafkaErrorHandling.class })
+public final class IdempotencyKafkaAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(CommonErrorHandler.class)
+	DefaultErrorHandler idempotencyKafkaErrorHandler(IdempotencyProperties properties,
+			ObjectProvider<ConsumerRecordRecoverer> recoverer) {
+		return IdempotencyKafkaErrorHandling.errorHandler(recoverer.getIfUnique(),
+				properties.getMessaging().getInProgressRetry().toBackOff());
+	}
+
+}

@@ -1,0 +1,137 @@
+package dev.idempotency.autoconfigure.kafka;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.autoconfigure.IdempotencyProperties;
+import dev.idempotency.messaging.InProgressBackOff;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.CommonLoggingErrorHandler;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.ListenerExecutionFailedException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link IdempotencyKafkaAutoConfiguration}.
+ */
+class IdempotencyKafkaAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withPropertyValues("idempotency.store=memory")
+		.withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class,
+				IdempotencyKafkaAutoConfiguration.class, KafkaAutoConfiguration.class));
+
+	private final ConsumerRecord<String, String> record = new ConsumerRecord<>("payments", 0, 7, "k", "v");
+
+	@Test
+	void listenerContainersOfBootsFactoryGetTheIdempotencyErrorHandler() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(CommonErrorHandler.class).hasBean("idempotencyKafkaErrorHandler");
+			ConcurrentKafkaListenerContainerFactory<?, ?> factory = context
+				.getBean(ConcurrentKafkaListenerContainerFactory.class);
+			ConcurrentMessageListenerContainer<?, ?> container = factory.createContainer("payments");
+			assertThat(container.getCommonErrorHandler()).isSameAs(context.getBean(CommonErrorHandler.class));
+		});
+	}
+
+	@Test
+	void recordWithAKeyInProgressIsRetriedNotRecovered() {
+		this.contextRunner.run((context) -> {
+			DefaultErrorHandler handler = context.getBean(DefaultErrorHandler.class);
+			for (int attempt = 0; attempt < 12; attempt++) {
+				assertThat(handler.handleOne(failure(inProgress(Duration.ofMillis(1))), this.record, null, null))
+					.isFalse();
+			}
+		});
+	}
+
+	@Test
+	void applicationsRecovererReceivesARecordWhoseKeyWasReused() {
+		List<ConsumerRecord<?, ?>> recovered = new CopyOnWriteArrayList<>();
+		this.contextRunner.withBean(ConsumerRecordRecoverer.class, () -> (record, exception) -> recovered.add(record))
+			.run((context) -> {
+				DefaultErrorHandler handler = context.getBean(DefaultErrorHandler.class);
+				assertThat(handler.handleOne(failure(new IdempotencyKeyReuseException("kafka.charges", "evt-1")),
+						this.record, null, null))
+					.isTrue();
+				assertThat(recovered).containsExactly(this.record);
+			});
+	}
+
+	@Test
+	void backsOffWhenTheApplicationHasAnErrorHandler() {
+		this.contextRunner.withBean("ownErrorHandler", CommonErrorHandler.class, CommonLoggingErrorHandler::new)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(CommonErrorHandler.class).hasBean("ownErrorHandler");
+				ConcurrentKafkaListenerContainerFactory<?, ?> factory = context
+					.getBean(ConcurrentKafkaListenerContainerFactory.class);
+				ConcurrentMessageListenerContainer<?, ?> container = factory.createContainer("payments");
+				assertThat(container.getCommonErrorHandler()).isSameAs(context.getBean("ownErrorHandler"));
+			});
+	}
+
+	@Test
+	void inProgressRetryPropertiesSetTheBackOff() {
+		this.contextRunner
+			.withPropertyValues("idempotency.messaging.in-progress-retry.initial-interval=250ms",
+					"idempotency.messaging.in-progress-retry.multiplier=3",
+					"idempotency.messaging.in-progress-retry.max-interval=250ms")
+			.run((context) -> {
+				assertThat(context.getBean(IdempotencyProperties.class).getMessaging().getInProgressRetry().toBackOff())
+					.isEqualTo(new InProgressBackOff(Duration.ofMillis(250), 3, Duration.ofMillis(250)));
+				DefaultErrorHandler handler = context.getBean(DefaultErrorHandler.class);
+				long started = System.nanoTime();
+				handler.handleOne(failure(inProgress(Duration.ofSeconds(30))), this.record, null, null);
+				assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(250),
+						Duration.ofSeconds(5));
+			});
+	}
+
+	@Test
+	void invalidInProgressRetryFailsStartup() {
+		this.contextRunner.withPropertyValues("idempotency.messaging.in-progress-retry.multiplier=0.5")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("idempotency.messaging.in-progress-retry"));
+	}
+
+	@Test
+	void absentWithoutSpringKafka() {
+		new ApplicationContextRunner().withPropertyValues("idempotency.store=memory")
+			.withConfiguration(
+					AutoConfigurations.of(IdempotencyAutoConfiguration.class, IdempotencyKafkaAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(DefaultErrorHandler.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("idempotencyKafkaErrorHandler"));
+	}
+
+	@Test
+	void absentWhenIdempotencyIsDisabled() {
+		this.contextRunner.withPropertyValues("idempotency.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(CommonErrorHandler.class));
+	}
+
+	private static Exception failure(Exception exception) {
+		return new ListenerExecutionFailedException("Listener failed", exception);
+	}
+
+	private static IdempotencyInProgressException inProgress(Duration retryAfter) {
+		return new IdempotencyInProgressException("kafka.charges", "evt-1", retryAfter);
+	}
+
+}

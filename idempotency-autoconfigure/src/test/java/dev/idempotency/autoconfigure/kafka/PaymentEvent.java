@@ -1,0 +1,5 @@
+package dev.idempotency.autoconfigure.kafka;
+
+record PaymentEvent(String id, long amount) {
+
+}

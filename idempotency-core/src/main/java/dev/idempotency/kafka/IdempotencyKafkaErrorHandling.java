@@ -1,0 +1,140 @@
+package dev.idempotency.kafka;
+
+import java.util.function.BiFunction;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.IdempotencyPayloadException;
+import dev.idempotency.IdempotencyReplayException;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.messaging.InProgressBackOff;
+
+import org.springframework.kafka.listener.BackOffHandler;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultBackOffHandler;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.SeekUtils;
+import org.springframework.util.Assert;
+import org.springframework.util.backoff.BackOff;
+
+/**
+ * The rules by which a spring-kafka {@link DefaultErrorHandler} treats the exceptions of
+ * {@code @Idempotent} listeners:
+ * <ul>
+ * <li>{@link IdempotencyInProgressException}: the record is delivered again after the
+ * {@link InProgressBackOff} delay, as often as it takes, and never handed to the
+ * recoverer (which would commit it): the other attempt may still fail, and then this
+ * delivery must run. Each delay is at most the other attempt's remaining lease (with the
+ * {@link #backOffHandler() back-off handler} of this class), so that a record whose first
+ * attempt died is taken over as soon as its lease runs out, and at most
+ * {@code maxInterval}, so that the consumer polls again well within
+ * {@code max.poll.interval.ms}.</li>
+ * <li>{@link IdempotencyStoreException} (the store is unreachable): retried with the same
+ * exponential back-off, bounded by {@code maxInterval} and without an attempt limit, so
+ * that an outage never turns into skipped records.</li>
+ * <li>{@link IdempotencyKeyReuseException}, {@link IdempotencyKeyException},
+ * {@link IdempotencyPayloadException} and {@link IdempotencyReplayException}: handed to
+ * the recoverer at once, without retries. Each follows from the record and the stored
+ * outcome, so every retry would fail the same way until the record expires, and a retry
+ * after that would run the work again.</li>
+ * <li>Every other exception keeps the handler's own back-off and classification.</li>
+ * </ul>
+ * Our exceptions are found as the exception the listener threw or among its causes.
+ * <p>
+ * The handler built by {@link #errorHandler(ConsumerRecordRecoverer, InProgressBackOff)}
+ * has all of this; an application that builds its own handler applies the rules with
+ * {@link #applyTo(DefaultErrorHandler, InProgressBackOff)}, and passes
+ * {@link #backOffHandler()} to its constructor for the lease bound.
+ */
+public final class IdempotencyKafkaErrorHandling {
+
+	private IdempotencyKafkaErrorHandling() {
+	}
+
+	/**
+	 * Create an error handler with these rules, spring-kafka's default back-off (nine
+	 * immediate retries) for every other exception, and the given recoverer.
+	 * @param recoverer what receives a record that is not retried (a
+	 * {@code DeadLetterPublishingRecoverer}, say), or {@code null} for spring-kafka's
+	 * default, which logs it; either way its offset is then committed
+	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
+	 * store failures
+	 * @return the error handler
+	 */
+	public static DefaultErrorHandler errorHandler(@Nullable ConsumerRecordRecoverer recoverer,
+			InProgressBackOff backOff) {
+		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, SeekUtils.DEFAULT_BACK_OFF, backOffHandler());
+		applyTo(handler, backOff);
+		return handler;
+	}
+
+	/**
+	 * Apply these rules to an error handler of the application's. It replaces the
+	 * handler's back-off function (to keep one of your own as well, set afterwards a
+	 * function that asks {@link #backOffFunction(InProgressBackOff)} first) and
+	 * classifies our exceptions as above. The handler's own back-off must allow at least
+	 * one retry: with none, spring-kafka recovers every record at once and never asks the
+	 * back-off function. Without {@link #backOffHandler()} the delays are not bounded by
+	 * the other attempt's lease, only by {@code maxInterval}.
+	 * @param handler the handler to configure
+	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
+	 * store failures
+	 */
+	public static void applyTo(DefaultErrorHandler handler, InProgressBackOff backOff) {
+		Assert.notNull(handler, "'handler' must not be null");
+		Assert.notNull(backOff, "'backOff' must not be null");
+		handler.addNotRetryableExceptions(IdempotencyKeyReuseException.class, IdempotencyKeyException.class,
+				IdempotencyPayloadException.class, IdempotencyReplayException.class);
+		// Explicitly, so that a handler whose classification defaults to false retries
+		// them
+		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class);
+		handler.setBackOffFunction(backOffFunction(backOff));
+		// A record that met a store failure and then an attempt in progress starts the
+		// in-progress back-off afresh, and the other way round
+		handler.setResetStateOnExceptionChange(true);
+	}
+
+	/**
+	 * Return the back-off function of these rules: the back-off of a record that failed
+	 * with {@link IdempotencyInProgressException} or {@link IdempotencyStoreException},
+	 * and {@code null} (the handler's own back-off) for any other exception.
+	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
+	 * store failures
+	 * @return the function, for {@link DefaultErrorHandler#setBackOffFunction}
+	 */
+	public static BiFunction<ConsumerRecord<?, ?>, Exception, @Nullable BackOff> backOffFunction(
+			InProgressBackOff backOff) {
+		Assert.notNull(backOff, "'backOff' must not be null");
+		IdempotencyBackOffs backOffs = new IdempotencyBackOffs(backOff);
+		return backOffs::apply;
+	}
+
+	/**
+	 * Return a back-off handler that waits no longer than the remaining lease of the
+	 * attempt that holds a record's key (at least 1 ms), and otherwise as spring-kafka's
+	 * default handler does: the consumer thread sleeps, waking early when the container
+	 * stops.
+	 * @return the back-off handler
+	 */
+	public static BackOffHandler backOffHandler() {
+		return backOffHandler(new DefaultBackOffHandler());
+	}
+
+	/**
+	 * Return a back-off handler that bounds the delay of a record whose key is in
+	 * progress elsewhere by the remaining lease of that attempt (at least 1 ms), and
+	 * hands every delay to another handler, such as a
+	 * {@code ContainerPausingBackOffHandler}.
+	 * @param delegate the handler that waits
+	 * @return the back-off handler
+	 */
+	public static BackOffHandler backOffHandler(BackOffHandler delegate) {
+		Assert.notNull(delegate, "'delegate' must not be null");
+		return new LeaseBoundBackOffHandler(delegate);
+	}
+
+}

@@ -1,0 +1,46 @@
+package dev.idempotency.kafka;
+
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.messaging.InProgressBackOff;
+
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+
+/**
+ * The retries of a record whose key another attempt holds: never stopping, each delay
+ * from the {@link InProgressBackOff} by attempt. The first delay is bounded by the lease
+ * of the exception that started them; later ones only by {@code maxInterval}, since
+ * spring-kafka gives an execution no later exception: {@link LeaseBoundBackOffHandler}
+ * bounds each by the lease of the exception it is handed.
+ */
+final class InProgressRetries implements BackOff {
+
+	private final InProgressBackOff backOff;
+
+	private final IdempotencyInProgressException first;
+
+	InProgressRetries(InProgressBackOff backOff, IdempotencyInProgressException first) {
+		this.backOff = backOff;
+		this.first = first;
+	}
+
+	@Override
+	public BackOffExecution start() {
+		// A lease no delay reaches, for the attempts after the first
+		IdempotencyInProgressException unbounded = new IdempotencyInProgressException(this.first.getName(),
+				this.first.getKey(), this.backOff.maxInterval());
+		return new BackOffExecution() {
+
+			private int attempt;
+
+			@Override
+			public long nextBackOff() {
+				this.attempt = (this.attempt == Integer.MAX_VALUE) ? this.attempt : this.attempt + 1;
+				IdempotencyInProgressException lease = (this.attempt == 1) ? InProgressRetries.this.first : unbounded;
+				return InProgressRetries.this.backOff.delay(this.attempt, lease).toMillis();
+			}
+
+		};
+	}
+
+}
