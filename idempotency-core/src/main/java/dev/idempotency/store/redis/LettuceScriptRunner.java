@@ -222,6 +222,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS);
 	}
 
+	@Override
+	public boolean pipelines() {
+		return true;
+	}
+
 	// Every transition answers an integer or a multi-bulk reply (see RedisScripts): no
 	// need for Spring Data's general conversion on every call.
 	static ScriptOutputType outputType(RedisScript<?> script) {

@@ -40,6 +40,16 @@ interface ScriptRunner extends ScriptCommands {
 	}
 
 	/**
+	 * Return whether {@link #runAsync} writes a script at once without waiting for any
+	 * reply, so that scripts sent one after the other are pipelined; this default does
+	 * not.
+	 * @return whether scripts sent without waiting are pipelined
+	 */
+	default boolean pipelines() {
+		return false;
+	}
+
+	/**
 	 * Run a script, and have Redis wait on the same connection ({@code WAIT}, which
 	 * counts only the writes of the connection it is sent on) until replicas acknowledged
 	 * what it wrote, or the timeout passed. {@code WAIT} is written right after the
