@@ -231,16 +231,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		if (!pipelined(batch)) {
 			return IdempotencyStore.super.acquireAll(batch);
 		}
-		List<CompletableFuture<@Nullable List<Object>>> replies = new ArrayList<>(batch.size());
+		List<byte[][]> args = new ArrayList<>(batch.size());
 		for (BatchAcquire item : batch) {
 			AcquireRequest request = item.request();
 			byte[] fingerprint = request.fingerprint();
-			replies
-				.add(send(item.key(), this.scripts.acquire(), utf8(request.owner()), number(request.lease().toMillis()),
-						number(request.retention().toMillis()), (fingerprint != null) ? fingerprint : NONE));
+			args.add(new byte[][] { utf8(request.owner()), number(request.lease().toMillis()),
+					number(request.retention().toMillis()), (fingerprint != null) ? fingerprint : NONE });
 		}
+		List<RecordKey> keys = batch.stream().map(BatchAcquire::key).toList();
+		List<CompletableFuture<@Nullable List<Object>>> replies = this.runner.runAll(this.scripts.acquire(),
+				redisKeys(keys), args);
 		List<AcquireResult> results = new ArrayList<>(batch.size());
-		List<List<Object>> received = awaitAll("acquire", batch.stream().map(BatchAcquire::key).toList(), replies);
+		List<List<Object>> received = awaitAll("acquire", keys, replies);
 		for (int i = 0; i < batch.size(); i++) {
 			results.add(acquireResult(batch.get(i).key(), received.get(i)));
 		}
@@ -257,13 +259,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		if (!pipelined(batch)) {
 			return IdempotencyStore.super.completeAll(batch);
 		}
-		List<CompletableFuture<@Nullable Long>> replies = new ArrayList<>(batch.size());
+		List<byte[][]> args = new ArrayList<>(batch.size());
 		for (BatchComplete item : batch) {
 			StoredResult result = item.result();
-			replies.add(send(item.key(), this.scripts.complete(), utf8(item.owner()), number(item.fence()),
-					millis(item.retention(), "retention"), body(result), reason(result)));
+			args.add(new byte[][] { utf8(item.owner()), number(item.fence()), millis(item.retention(), "retention"),
+					body(result), reason(result) });
 		}
-		return awaitAll("complete", batch.stream().map(BatchComplete::key).toList(), replies).stream()
+		List<RecordKey> keys = batch.stream().map(BatchComplete::key).toList();
+		return awaitAll("complete", keys, this.runner.runAll(this.scripts.complete(), redisKeys(keys), args)).stream()
 			.map((reply) -> TRUE == reply)
 			.toList();
 	}
@@ -272,8 +275,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return batch.size() > 1 && !this.replicaAcks.enabled() && this.runner.pipelines();
 	}
 
-	private <T> CompletableFuture<@Nullable T> send(RecordKey key, RedisScript<T> script, byte[]... args) {
-		return this.runner.runAsync(script, redisKey(key), args);
+	private List<byte[]> redisKeys(List<RecordKey> keys) {
+		return keys.stream().map(this::redisKey).toList();
 	}
 
 	// Every reply is awaited, even after a failure, so that no script of the batch is
