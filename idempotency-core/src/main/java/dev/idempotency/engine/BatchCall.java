@@ -18,6 +18,8 @@ import dev.idempotency.store.AcquireResult.Completed;
 import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.BatchAcquire;
 
+import org.springframework.util.Assert;
+
 /**
  * One call of {@link IdempotencyEngine#executeAll}: acquires every distinct key of a
  * batch at once, runs the work of the items it took on the caller's thread, records their
@@ -68,6 +70,8 @@ final class BatchCall<I> {
 				Thread.currentThread().interrupt();
 			}
 		}
+		Assert.state(results.size() == slots.size(), () -> "Store " + this.engine.getStore().type() + " answered "
+				+ results.size() + " results to a batch of " + slots.size() + " acquires");
 		this.engine.outage().answered();
 		List<BatchItems<I>.Slot> taken = new ArrayList<>();
 		try {
@@ -169,6 +173,7 @@ final class BatchCall<I> {
 		if (this.engine.getDefaults().onStoreFailure() != StoreFailurePolicy.PROCEED) {
 			IdempotencyStoreException failure = IdempotencyEngine.storeException("acquire", slots.get(0).record(), ex);
 			for (BatchItems<I>.Slot slot : slots) {
+				// Reports the store error: bypass() runs nothing under this policy
 				this.engine.bypass(slot.call(), this.operation, slot.record(), ex);
 			}
 			this.items.end(failure);

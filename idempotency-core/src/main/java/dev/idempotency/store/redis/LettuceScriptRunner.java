@@ -21,21 +21,10 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.CommandOutput;
-import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.output.NestedMultiOutput;
-import io.lettuce.core.protocol.AsyncCommand;
-import io.lettuce.core.protocol.Command;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.RedisConnectionFailureException;
@@ -239,13 +228,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Write every script to the connection in one go
-	 * ({@link StatefulConnection#dispatch(java.util.Collection)}: one write and one
-	 * flush, where sending them one by one flushes each), then await the replies
-	 * together, within one command timeout for them all. On Redis Cluster, Lettuce routes
-	 * each script to the connection of its key's primary. A script that Redis does not
-	 * have cached is sent again in full for its key alone. Every returned future is
-	 * complete.
+	 * Write every script to the connection in one go and await the replies together
+	 * ({@link LettuceBatches}); with a connection whose commands cannot be dispatched
+	 * together, send each with {@link #runAsync}.
 	 */
 	@Override
 	public <T> List<CompletableFuture<@Nullable T>> runAll(RedisScript<T> script, List<byte[]> keys,
@@ -257,70 +242,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 		catch (RuntimeException ex) {
 			return keys.stream().map((key) -> CompletableFuture.<@Nullable T>failedFuture(ex)).toList();
 		}
-		StatefulConnection<byte[], byte[]> connection = connection(commands);
-		if (connection == null) {
+		LettuceBatches batches = LettuceBatches.of(commands, this.timeoutNanos, this::reset);
+		if (batches == null) {
 			return ScriptRunner.super.runAll(script, keys, args);
 		}
-		List<AsyncCommand<byte[], byte[], T>> sent = new ArrayList<>(keys.size());
-		for (int i = 0; i < keys.size(); i++) {
-			CommandArgs<byte[], byte[]> commandArgs = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script.getSha1())
-				.add(1)
-				.addKey(keys.get(i))
-				.addValues(args.get(i));
-			sent.add(new AsyncCommand<>(new Command<>(CommandType.EVALSHA, output(script), commandArgs)));
-		}
-		connection.dispatch(sent);
-		long deadline = System.nanoTime() + this.timeoutNanos;
-		List<CompletableFuture<@Nullable T>> replies = new ArrayList<>(keys.size());
-		for (int i = 0; i < sent.size(); i++) {
-			replies.add(settle(commands, sent.get(i), script, keys.get(i), args.get(i), deadline));
-		}
-		return replies;
-	}
-
-	private <T> CompletableFuture<@Nullable T> settle(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			AsyncCommand<byte[], byte[], T> command, RedisScript<T> script, byte[] key, byte[][] args, long deadline) {
-		try {
-			try {
-				return CompletableFuture.completedFuture(
-						LettuceFutures.awaitOrCancel(command, deadline - System.nanoTime(), TimeUnit.NANOSECONDS));
-			}
-			catch (RuntimeException ex) {
-				if (!RedisErrors.isNoScript(ex)) {
-					throw ex;
-				}
-				byte[][] keys = { key };
-				return CompletableFuture
-					.completedFuture(await(commands.<T>eval(script.getScriptAsString(), outputType(script), keys, args),
-							this.timeoutNanos));
-			}
-		}
-		catch (RuntimeException ex) {
-			if (!(ex instanceof RedisCommandExecutionException)) {
-				reset(commands);
-			}
-			return CompletableFuture.failedFuture(ex);
-		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private static <T> CommandOutput<byte[], byte[], T> output(RedisScript<T> script) {
-		// What Lettuce's own evalsha decodes these two reply types with
-		if (outputType(script) == ScriptOutputType.INTEGER) {
-			return (CommandOutput<byte[], byte[], T>) new IntegerOutput<>(ByteArrayCodec.INSTANCE);
-		}
-		return (CommandOutput<byte[], byte[], T>) new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
-	}
-
-	private static @Nullable StatefulConnection<byte[], byte[]> connection(
-			RedisClusterAsyncCommands<byte[], byte[]> commands) {
-		if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
-			return standalone.getStatefulConnection();
-		}
-		if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
-			return cluster.getStatefulConnection();
-		}
-		return null;
+		return batches.run(script, keys, args);
 	}
 
 	// Every transition answers an integer or a multi-bulk reply (see RedisScripts): no
