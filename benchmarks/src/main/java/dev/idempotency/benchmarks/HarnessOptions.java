@@ -24,7 +24,8 @@ record HarnessOptions(List<Integer> threads, List<Workload> workloads, List<Side
 			Options (all optional):
 			  --quick            1s x 2 repetitions, 3s warm-up; writes target/redis-harness-quick.md
 			  --threads=1,8,32   caller thread counts
-			  --workloads=new,replays  which workloads (new keys, replays)
+			  --workloads=new,replays,batches  which workloads (new keys, replays, batches of 100
+			                     through executeAll against the lettuce side at 1 and 8 threads)
 			  --sides=starter,floor,lettuce,si,jdempotent  which sides (default: all but starter-acks)
 			                     starter-acks: the starter with replica-acks=1 (gives Redis a replica)
 			  --seconds=3        length of each measured repetition

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.sun.management.OperatingSystemMXBean;
 
+import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.aop.IdempotentOperationSource;
 import dev.idempotency.benchmarks.Contender.Protocol;
 import dev.idempotency.benchmarks.Contender.Reference;
@@ -69,11 +70,14 @@ public final class RedisHarness {
 
 	private final AtomicInteger runs = new AtomicInteger(1);
 
+	private final IdempotentExecutor executor;
+
 	private RedisHarness(ConfigurableApplicationContext application, HarnessOptions options, Payments payments,
 			String keyPrefix, byte[] body, List<Contender> contenders) {
 		this.options = options;
 		this.payments = payments;
 		this.admin = new RedisAdmin(application.getBean(RedisConnectionFactory.class));
+		this.executor = application.getBean(IdempotentExecutor.class);
 		this.keyPrefix = keyPrefix;
 		this.body = body;
 		this.contenders = contenders;
@@ -112,7 +116,7 @@ public final class RedisHarness {
 				loadBefore);
 		checkEverySide();
 		log("warming up: %s per case at %d threads", this.options.warmup(), WARMUP_THREADS);
-		for (Workload workload : this.options.workloads()) {
+		for (Workload workload : perCallWorkloads()) {
 			populate();
 			for (Contender contender : this.contenders) {
 				measure(workload, contender, WARMUP_THREADS, this.options.warmup());
@@ -123,7 +127,7 @@ public final class RedisHarness {
 		for (int threads : this.options.threads()) {
 			for (int repetition = 0; repetition < this.options.repetitions(); repetition++) {
 				populate();
-				for (Workload workload : this.options.workloads()) {
+				for (Workload workload : perCallWorkloads()) {
 					Map<Side, Sample> samples = new EnumMap<>(Side.class);
 					for (int i = 0; i < SLICES; i++) {
 						for (Contender contender : turns(repetition + i)) {
@@ -148,13 +152,36 @@ public final class RedisHarness {
 				MEMORY_RECORDS);
 		Map<Side, Protocol> protocols = new LinkedHashMap<>();
 		this.contenders.forEach((contender) -> protocols.put(contender.side(), contender.protocol()));
+		List<BatchComparison.Row> batches = measureBatches();
 		String report = Report.markdown(this.options, machine, loadBefore, MachineInfo.loadAverage(), protocols,
 				results, memory);
+		if (!batches.isEmpty()) {
+			report += "\n" + BatchComparison.markdown(batches);
+		}
 		Path output = this.options.output().toAbsolutePath();
 		Files.createDirectories(output.getParent());
 		Files.writeString(output, report);
 		System.out.println(report);
 		log("written to %s", output);
+	}
+
+	private List<Workload> perCallWorkloads() {
+		return this.options.workloads().stream().filter(Workload::isPerCall).toList();
+	}
+
+	// Batches through the starter's executor against the per-call floor on raw Lettuce,
+	// when both sides are chosen
+	private List<BatchComparison.Row> measureBatches() {
+		Contender floor = this.contenders.stream()
+			.filter((contender) -> contender.side() == Side.LETTUCE)
+			.findFirst()
+			.orElse(null);
+		if (!this.options.workloads().contains(Workload.BATCHES) || floor == null
+				|| !this.options.sides().contains(Side.STARTER)) {
+			return List.of();
+		}
+		return new BatchComparison(this.executor, floor, this.runs::getAndIncrement).measure(this.options,
+				this::populate);
 	}
 
 	// Who goes first rotates by one every turn, so that no side always follows another;

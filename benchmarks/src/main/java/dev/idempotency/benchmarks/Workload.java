@@ -13,7 +13,13 @@ enum Workload {
 	/**
 	 * Every call has the key of a completed record: acquire returns the stored result.
 	 */
-	REPLAYS("replays");
+	REPLAYS("replays"),
+
+	/**
+	 * Batches of new keys through {@code executeAll}, against the per-call floor on raw
+	 * Lettuce: see {@link BatchComparison}.
+	 */
+	BATCHES("batches");
 
 	private final String label;
 
@@ -23,6 +29,14 @@ enum Workload {
 
 	String label() {
 		return this.label;
+	}
+
+	/**
+	 * Return whether every side makes one call per record in this workload.
+	 * @return whether the workload is measured side by side
+	 */
+	boolean isPerCall() {
+		return this != BATCHES;
 	}
 
 }

@@ -1,11 +1,14 @@
 package dev.idempotency.engine;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.BatchOutcome;
 import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.codec.PayloadFingerprinter;
 import dev.idempotency.codec.ResultCodec;
@@ -49,6 +52,24 @@ public final class DefaultIdempotentExecutor implements IdempotentExecutor {
 		Operation operation = operation(name, ResolvableType.forType(resultType));
 		Fingerprint fingerprint = (payload != null) ? () -> this.fingerprinter.fingerprint(payload) : null;
 		return (T) call(operation, key, fingerprint, action::get);
+	}
+
+	@Override
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	public <I, T> List<BatchOutcome<I, T>> executeAll(String name, List<? extends I> items,
+			Function<? super I, ?> keyFunction, @Nullable Function<? super I, ?> payloadFunction,
+			ParameterizedTypeReference<T> resultType, Function<? super I, ? extends T> work) {
+		Assert.notNull(work, "'work' must not be null");
+		Operation operation = operation(name, ResolvableType.forType(resultType));
+		Function<? super I, @Nullable Fingerprint> fingerprints = null;
+		if (payloadFunction != null) {
+			fingerprints = (item) -> {
+				Object payload = payloadFunction.apply(item);
+				return (payload != null) ? () -> this.fingerprinter.fingerprint(payload) : null;
+			};
+		}
+		// Results are decoded to, and the work returns, the result type
+		return (List) this.engine.executeAll(operation, items, keyFunction, fingerprints, work);
 	}
 
 	@Override

@@ -10,6 +10,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.BatchOutcome;
 import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyContextHolder;
 import dev.idempotency.IdempotencyContext;
@@ -230,6 +231,50 @@ public final class IdempotencyEngine implements AutoCloseable {
 		return async.result();
 	}
 
+	/**
+	 * Run the work of a batch of items once per key, acquiring every distinct key in one
+	 * store call and completing the records of the items that ran in another, as
+	 * {@link dev.idempotency.IdempotentExecutor#executeAll} describes. The work runs on
+	 * the calling thread, in the order of the items, only for the items whose key was
+	 * taken; a key held by another attempt is reported in progress, never waited for.
+	 * <p>
+	 * Every item is counted and observed as one call, with the outcomes of single calls;
+	 * its observed call is detached from the calling thread at once, since the items'
+	 * calls overlap.
+	 * @param <I> the item type
+	 * @param operation the resolved operation
+	 * @param items the items, none {@code null}
+	 * @param keyFunction the evaluated key of an item, before validation and hashing
+	 * @param fingerprints the payload fingerprint of an item, computed when the batch
+	 * starts, or {@code null} when the operation has no payload; a function that returns
+	 * {@code null} for an item leaves that item without one
+	 * @param work the work to run at most once per key
+	 * @return one outcome per item, in the order of the items
+	 * @throws dev.idempotency.IdempotencyKeyException if an item's key is invalid, before
+	 * anything runs
+	 * @throws dev.idempotency.IdempotencyStoreException if the store fails to acquire the
+	 * keys and {@link StoreFailurePolicy#FAIL} applies, before anything runs
+	 * @throws Error an error thrown by the work, once the items that ran are recorded
+	 */
+	public <I> List<BatchOutcome<I, @Nullable Object>> executeAll(Operation operation, List<? extends I> items,
+			Function<? super I, ?> keyFunction, @Nullable Function<? super I, @Nullable Fingerprint> fingerprints,
+			Function<? super I, ?> work) {
+		Assert.notNull(items, "'items' must not be null");
+		Assert.notNull(keyFunction, "'keyFunction' must not be null");
+		Assert.notNull(work, "'work' must not be null");
+		if (items.isEmpty()) {
+			return List.of();
+		}
+		Function<? super I, byte @Nullable []> fingerprinted = null;
+		if (fingerprints != null) {
+			fingerprinted = (item) -> fingerprinted(operation, fingerprints.apply(item));
+		}
+		BatchItems<I> batch = new BatchItems<>(this.listeners, items,
+				(item) -> recordKey(operation, keyFunction.apply(item)), fingerprinted,
+				(fingerprint) -> request(operation, fingerprint));
+		return new BatchCall<>(this, operation, batch, work).run();
+	}
+
 	// A call refused for its key or payload is counted, but not observed
 	private RecordKey recordKey(Operation operation, @Nullable Object rawKey) {
 		try {
@@ -427,6 +472,18 @@ public final class IdempotencyEngine implements AutoCloseable {
 		return this.acquirer;
 	}
 
+	ResultEncoder encoder() {
+		return this.encoder;
+	}
+
+	OutcomeRecorder recorder() {
+		return this.recorder;
+	}
+
+	LongSupplier nanoClock() {
+		return this.nanoClock;
+	}
+
 	AsyncWaiter waiter() {
 		return this.waiter;
 	}
@@ -482,7 +539,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private void report(Call call, Operation operation, RecordKey record, Outcome outcome) {
+	void report(Call call, Operation operation, RecordKey record, Outcome outcome) {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Idempotent call of '" + operation.name() + "': " + outcome.tag()
 					+ (logger.isTraceEnabled() ? " (key '" + record.key() + "')" : ""));

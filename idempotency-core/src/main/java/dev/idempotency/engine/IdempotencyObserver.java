@@ -16,8 +16,11 @@ import org.jspecify.annotations.Nullable;
  * detached} from the starting thread once the method has returned its stage (or once a
  * {@code WAIT} begins, or at once when a lazy call starts on an event-loop thread, which
  * it leaves for a thread of the engine's own), then hear its outcome and end on the
- * thread that completes it. Implementations must be fast and thread-safe; an exception
- * they throw is logged and never breaks the call.
+ * thread that completes it. Each item of a batch
+ * ({@link dev.idempotency.IdempotentExecutor#executeAll}) is one call, started and
+ * detached at once, since the items' calls overlap; it hears its outcome and ends on the
+ * caller's thread before the batch returns. Implementations must be fast and thread-safe;
+ * an exception they throw is logged and never breaks the call.
  */
 @FunctionalInterface
 public interface IdempotencyObserver {

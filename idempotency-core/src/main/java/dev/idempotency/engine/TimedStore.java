@@ -1,12 +1,15 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.BatchAcquire;
+import dev.idempotency.store.BatchComplete;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
@@ -14,7 +17,9 @@ import dev.idempotency.store.StoredResult;
 
 /**
  * Times the transitions of a store for the engine's listeners, so that every store
- * implementation is measured the same way without knowing about metrics.
+ * implementation is measured the same way without knowing about metrics. A batch is one
+ * store operation of its kind, timed once: it is one round trip in a store that pipelines
+ * it.
  */
 final class TimedStore implements IdempotencyStore {
 
@@ -38,6 +43,16 @@ final class TimedStore implements IdempotencyStore {
 	@Override
 	public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
 		return timed(StoreOperation.COMPLETE, () -> this.delegate.complete(key, owner, fence, result, retention));
+	}
+
+	@Override
+	public List<AcquireResult> acquireAll(List<BatchAcquire> batch) {
+		return timed(StoreOperation.ACQUIRE, () -> this.delegate.acquireAll(batch));
+	}
+
+	@Override
+	public List<Boolean> completeAll(List<BatchComplete> batch) {
+		return timed(StoreOperation.COMPLETE, () -> this.delegate.completeAll(batch));
 	}
 
 	@Override

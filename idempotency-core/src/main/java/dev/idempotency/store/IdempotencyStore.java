@@ -1,6 +1,8 @@
 package dev.idempotency.store;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -25,6 +27,10 @@ import dev.idempotency.IdempotencyStoreException;
  * Every failure of the underlying client, and any value under a record's key that is not
  * a record written by this store, is reported as {@link IdempotencyStoreException}.
  * Implementations are thread-safe.
+ * <p>
+ * Batches ({@link #acquireAll}, {@link #completeAll}) apply the single transitions to
+ * each item in order, as if one after the other; a store whose client can send many
+ * commands before reading their replies overrides them to cost one round trip.
  */
 public interface IdempotencyStore {
 
@@ -36,6 +42,28 @@ public interface IdempotencyStore {
 	 * @throws IdempotencyStoreException when the store fails
 	 */
 	AcquireResult acquire(RecordKey key, AcquireRequest request);
+
+	/**
+	 * {@link #acquire Acquire} every item of a batch, in order: an item whose key an
+	 * earlier item of the same batch has taken finds that attempt in progress (or its
+	 * own, for the same owner token). This default acquires one item after the other;
+	 * stores override it to send the whole batch at once.
+	 * <p>
+	 * When the store fails for any item, the whole call fails with
+	 * {@link IdempotencyStoreException}, and any item, before or after the one that
+	 * failed, may have been acquired all the same: the caller {@link #abandon abandons}
+	 * every item of the batch.
+	 * @param batch the items, each a record and its request
+	 * @return what each item found and did, in the order of the batch
+	 * @throws IdempotencyStoreException when the store fails for any item
+	 */
+	default List<AcquireResult> acquireAll(List<BatchAcquire> batch) {
+		List<AcquireResult> results = new ArrayList<>(batch.size());
+		for (BatchAcquire item : batch) {
+			results.add(acquire(item.key(), item.request()));
+		}
+		return results;
+	}
 
 	/**
 	 * Store the outcome and mark the record {@code COMPLETED} for {@code retention}, if
@@ -50,6 +78,27 @@ public interface IdempotencyStore {
 	 * @throws IdempotencyStoreException when the store fails
 	 */
 	boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention);
+
+	/**
+	 * {@link #complete Complete} every item of a batch, in order. This default completes
+	 * one item after the other; stores override it to send the whole batch at once.
+	 * <p>
+	 * When the store fails for any item, the whole call fails with
+	 * {@link IdempotencyStoreException}, and any item may have been completed all the
+	 * same: since completing is idempotent for the same owner, the caller may send each
+	 * item again, in a batch or alone, to learn its fate.
+	 * @param batch the items, each a record, its owner, fence, outcome and retention
+	 * @return for each item in the order of the batch, {@code true} if completed (or
+	 * already completed by this owner), {@code false} if ownership was lost
+	 * @throws IdempotencyStoreException when the store fails for any item
+	 */
+	default List<Boolean> completeAll(List<BatchComplete> batch) {
+		List<Boolean> results = new ArrayList<>(batch.size());
+		for (BatchComplete item : batch) {
+			results.add(complete(item.key(), item.owner(), item.fence(), item.result(), item.retention()));
+		}
+		return results;
+	}
 
 	/**
 	 * Mark the record {@code FAILED}, keeping its fence, so that the next attempt runs

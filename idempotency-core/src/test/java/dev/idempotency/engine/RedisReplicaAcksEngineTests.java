@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.idempotency.BatchOutcome;
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyStoreException;
@@ -154,6 +155,29 @@ class RedisReplicaAcksEngineTests {
 		}
 	}
 
+	// A batch keeps the guarantee of single calls: every claim and result it is told of
+	// is on the replica
+	@Test
+	void batchWaitsForTheReplicaForEveryItem() {
+		try (IdempotencyEngine engine = new IdempotencyEngine(store(), IdempotencyDefaults.STANDARD, List.of())) {
+			Operation operation = operation(Duration.ofSeconds(30));
+			List<String> keys = List.of("k", "k2", "k3");
+			AtomicInteger runs = new AtomicInteger();
+			replica.freeze();
+			assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(
+					() -> engine.executeAll(operation, keys, (key) -> key, null, (key) -> key + runs.incrementAndGet()))
+				.withMessageContaining("Only 0 of 1 Redis replicas acknowledged the claim");
+			assertThat(runs).hasValue(0);
+			replica.thaw();
+			assertThat(engine.executeAll(operation, keys, (key) -> key, null, (key) -> key + runs.incrementAndGet()))
+				.allMatch(BatchOutcome.Executed.class::isInstance);
+			assertThat(runs).hasValue(3);
+			for (String key : keys) {
+				assertThat(get(replicaFactory, operation, key)).isEqualTo(get(factory, operation, key)).isNotNull();
+			}
+		}
+	}
+
 	private static RedisIdempotencyStore store() {
 		return new RedisIdempotencyStore(factory, PREFIX, RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT, ONE_REPLICA);
 	}
@@ -174,8 +198,13 @@ class RedisReplicaAcksEngineTests {
 	}
 
 	private static byte[] get(LettuceConnectionFactory factory, Operation operation) {
+		return get(factory, operation, "k");
+	}
+
+	private static byte[] get(LettuceConnectionFactory factory, Operation operation, String key) {
 		try (RedisConnection connection = factory.getConnection()) {
-			return connection.stringCommands().get((PREFIX + operation.name() + ":k").getBytes(StandardCharsets.UTF_8));
+			return connection.stringCommands()
+				.get((PREFIX + operation.name() + ":" + key).getBytes(StandardCharsets.UTF_8));
 		}
 	}
 

@@ -222,6 +222,33 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS);
 	}
 
+	@Override
+	public boolean pipelines() {
+		return true;
+	}
+
+	/**
+	 * Write every script to the connection in one go and await the replies together
+	 * ({@link LettuceBatches}); with a connection whose commands cannot be dispatched
+	 * together, send each with {@link #runAsync}.
+	 */
+	@Override
+	public <T> List<CompletableFuture<@Nullable T>> runAll(RedisScript<T> script, List<byte[]> keys,
+			List<byte[][]> args) {
+		RedisClusterAsyncCommands<byte[], byte[]> commands;
+		try {
+			commands = commands();
+		}
+		catch (RuntimeException ex) {
+			return keys.stream().map((key) -> CompletableFuture.<@Nullable T>failedFuture(ex)).toList();
+		}
+		LettuceBatches batches = LettuceBatches.of(commands, this.timeoutNanos, this::reset);
+		if (batches == null) {
+			return ScriptRunner.super.runAll(script, keys, args);
+		}
+		return batches.run(script, keys, args);
+	}
+
 	// Every transition answers an integer or a multi-bulk reply (see RedisScripts): no
 	// need for Spring Data's general conversion on every call.
 	static ScriptOutputType outputType(RedisScript<?> script) {

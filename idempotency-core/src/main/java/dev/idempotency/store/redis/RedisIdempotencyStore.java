@@ -2,17 +2,23 @@ package dev.idempotency.store.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.BatchAcquire;
+import dev.idempotency.store.BatchComplete;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
@@ -52,6 +58,14 @@ import org.springframework.util.Assert;
  * is told that a claim or a result holds, nor handed a result, that a failover to an
  * acknowledging replica would lose (see
  * {@link #RedisIdempotencyStore(RedisConnectionFactory, String, Duration, ReplicaAcks)}).
+ * <p>
+ * Batches ({@link #acquireAll}, {@link #completeAll}) are pipelined when the store sends
+ * on a native Lettuce connection: every item's script is written before any reply is
+ * awaited, so a batch costs one round trip. On Redis Cluster, Lettuce routes each script
+ * to the node connection serving its key's hash slot, so a batch is split into one
+ * pipeline per primary, all in flight together. With replica acknowledgements, or with
+ * other clients, a batch runs one item after the other as {@link #acquire} and
+ * {@link #complete} do.
  * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
  * exception as its cause. A value under a record's key that this store did not write
@@ -201,6 +215,98 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		throw tooFewAcks("the result replayed from", key, reply.replicas(),
 				": its result is not replayed, since a failover to a replica that does not have it would run the "
 						+ "method again");
+	}
+
+	/**
+	 * Acquire a batch in one round trip: every script is written before any reply is
+	 * awaited, and a script that Redis does not have cached is sent again in full for its
+	 * item alone. With replica acknowledgements, items are acquired one after the other,
+	 * each followed by its {@code WAIT} as {@link #acquire} does: {@code WAIT} counts
+	 * only the writes of the connection it is sent on, and a batch spread over a
+	 * cluster's primaries would need one per node, so the batch keeps the single path's
+	 * guarantee at its cost.
+	 */
+	@Override
+	public List<AcquireResult> acquireAll(List<BatchAcquire> batch) {
+		if (!pipelined(batch)) {
+			return IdempotencyStore.super.acquireAll(batch);
+		}
+		List<byte[][]> args = new ArrayList<>(batch.size());
+		for (BatchAcquire item : batch) {
+			AcquireRequest request = item.request();
+			byte[] fingerprint = request.fingerprint();
+			args.add(new byte[][] { utf8(request.owner()), number(request.lease().toMillis()),
+					number(request.retention().toMillis()), (fingerprint != null) ? fingerprint : NONE });
+		}
+		List<RecordKey> keys = batch.stream().map(BatchAcquire::key).toList();
+		List<CompletableFuture<@Nullable List<Object>>> replies = this.runner.runAll(this.scripts.acquire(),
+				redisKeys(keys), args);
+		List<AcquireResult> results = new ArrayList<>(batch.size());
+		List<List<Object>> received = awaitAll("acquire", keys, replies);
+		for (int i = 0; i < batch.size(); i++) {
+			results.add(acquireResult(batch.get(i).key(), received.get(i)));
+		}
+		return results;
+	}
+
+	/**
+	 * Complete a batch in one round trip, as {@link #acquireAll} acquires one; with
+	 * replica acknowledgements, one item after the other, each followed by its
+	 * {@code WAIT} as {@link #complete} does.
+	 */
+	@Override
+	public List<Boolean> completeAll(List<BatchComplete> batch) {
+		if (!pipelined(batch)) {
+			return IdempotencyStore.super.completeAll(batch);
+		}
+		List<byte[][]> args = new ArrayList<>(batch.size());
+		for (BatchComplete item : batch) {
+			StoredResult result = item.result();
+			args.add(new byte[][] { utf8(item.owner()), number(item.fence()), millis(item.retention(), "retention"),
+					body(result), reason(result) });
+		}
+		List<RecordKey> keys = batch.stream().map(BatchComplete::key).toList();
+		return awaitAll("complete", keys, this.runner.runAll(this.scripts.complete(), redisKeys(keys), args)).stream()
+			.map((reply) -> TRUE == reply)
+			.toList();
+	}
+
+	private boolean pipelined(List<?> batch) {
+		return batch.size() > 1 && !this.replicaAcks.enabled() && this.runner.pipelines();
+	}
+
+	private List<byte[]> redisKeys(List<RecordKey> keys) {
+		return keys.stream().map(this::redisKey).toList();
+	}
+
+	// Every reply is awaited, even after a failure, so that no script of the batch is
+	// still in flight when the call fails; the first failure is thrown, the others
+	// suppressed in it.
+	private <T> List<T> awaitAll(String operation, List<RecordKey> keys, List<CompletableFuture<@Nullable T>> replies) {
+		List<T> received = new ArrayList<>(replies.size());
+		IdempotencyStoreException failure = null;
+		for (int i = 0; i < replies.size(); i++) {
+			try {
+				T reply = replies.get(i).join();
+				Assert.state(reply != null, () -> "No reply from Redis to " + operation);
+				received.add(reply);
+			}
+			catch (CompletionException ex) {
+				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+				IdempotencyStoreException itemFailure = failure(operation, keys.get(i),
+						(cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause));
+				if (failure == null) {
+					failure = itemFailure;
+				}
+				else {
+					failure.addSuppressed(itemFailure);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+		return received;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.idempotency.store.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntPredicate;
@@ -37,6 +38,33 @@ interface ScriptRunner extends ScriptCommands {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	/**
+	 * Run a script once per key, where the client allows sending every one before any
+	 * reply is awaited; this default sends each with {@link #runAsync}.
+	 * @param <T> the reply type
+	 * @param script the script
+	 * @param keys the only key of each run
+	 * @param args the arguments of each run, in the order of the keys
+	 * @return the reply or the client's failure of each run, in the order of the keys
+	 */
+	default <T> List<CompletableFuture<@Nullable T>> runAll(RedisScript<T> script, List<byte[]> keys,
+			List<byte[][]> args) {
+		List<CompletableFuture<@Nullable T>> replies = new ArrayList<>(keys.size());
+		for (int i = 0; i < keys.size(); i++) {
+			replies.add(runAsync(script, keys.get(i), args.get(i)));
+		}
+		return replies;
+	}
+
+	/**
+	 * Return whether {@link #runAll} writes every script at once without waiting for any
+	 * reply, so that a batch costs one round trip; this default does not.
+	 * @return whether scripts sent without waiting are pipelined
+	 */
+	default boolean pipelines() {
+		return false;
 	}
 
 	/**

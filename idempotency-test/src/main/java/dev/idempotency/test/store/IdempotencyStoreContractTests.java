@@ -20,6 +20,8 @@ import dev.idempotency.store.AcquireResult.Acquired;
 import dev.idempotency.store.AcquireResult.Completed;
 import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.AcquireResult.KeyReused;
+import dev.idempotency.store.BatchAcquire;
+import dev.idempotency.store.BatchComplete;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
@@ -593,6 +595,79 @@ public abstract class IdempotencyStoreContractTests {
 		RecordKey other = new RecordKey("other", this.key.key());
 		this.store.acquire(this.key, request("a"));
 		assertThat(this.store.acquire(other, request("b"))).isEqualTo(new Acquired(1, false));
+	}
+
+	@Test
+	void acquireAllAnswersEveryItemInOrderAsAcquireWould() {
+		RecordKey fresh = newKey();
+		RecordKey completed = newKey();
+		RecordKey inProgress = newKey();
+		RecordKey reused = newKey();
+		RecordKey failed = newKey();
+		this.store.acquire(completed, request("earlier"));
+		this.store.complete(completed, "earlier", 1, StoredResult.of(bytes("stored")), RETENTION);
+		this.store.acquire(inProgress, request("other"));
+		this.store.acquire(reused, withFingerprint("other", FINGERPRINT_A));
+		this.store.acquire(failed, request("earlier"));
+		this.store.release(failed, "earlier", 1, RETENTION);
+		List<AcquireResult> results = this.store.acquireAll(List.of(new BatchAcquire(fresh, request("a")),
+				new BatchAcquire(completed, request("b")), new BatchAcquire(inProgress, request("c")),
+				new BatchAcquire(reused, withFingerprint("d", FINGERPRINT_B)), new BatchAcquire(failed, request("e"))));
+		assertThat(results).hasSize(5);
+		assertThat(results.get(0)).isEqualTo(new Acquired(1, false));
+		assertThat(((Completed) results.get(1)).result().body()).isEqualTo(bytes("stored"));
+		assertThat(results.get(2)).isInstanceOf(InProgress.class);
+		assertThat(results.get(3)).isEqualTo(new KeyReused());
+		assertThat(results.get(4)).isEqualTo(new Acquired(2, false));
+		assertThat(this.store.acquire(fresh, request("f"))).isInstanceOf(InProgress.class);
+		assertThat(this.store.acquire(failed, request("f"))).isInstanceOf(InProgress.class);
+	}
+
+	@Test
+	void acquireAllOfOneKeyTwiceIsTheSameAsOneAfterTheOther() {
+		RecordKey sameOwner = newKey();
+		List<AcquireResult> results = this.store
+			.acquireAll(List.of(new BatchAcquire(this.key, request("a")), new BatchAcquire(this.key, request("b")),
+					new BatchAcquire(sameOwner, request("c")), new BatchAcquire(sameOwner, request("c"))));
+		assertThat(results.get(0)).isEqualTo(new Acquired(1, false));
+		assertThat(results.get(1)).isInstanceOf(InProgress.class);
+		assertThat(results.subList(2, 4)).containsOnly(new Acquired(1, false));
+	}
+
+	@Test
+	void completeAllCompletesEveryItemItOwnsAndReportsTheOthers() {
+		RecordKey second = newKey();
+		RecordKey lost = newKey();
+		this.store.acquireAll(List.of(new BatchAcquire(this.key, request("a")), new BatchAcquire(second, request("a")),
+				new BatchAcquire(lost, request("a"))));
+		List<Boolean> completed = this.store
+			.completeAll(List.of(new BatchComplete(this.key, "a", 1, StoredResult.of(bytes("one")), RETENTION),
+					new BatchComplete(second, "a", 1, StoredResult.unreplayable("too large"), RETENTION),
+					new BatchComplete(lost, "a", 2, StoredResult.of(bytes("stale")), RETENTION)));
+		assertThat(completed).containsExactly(true, true, false);
+		assertThat(((Completed) this.store.acquire(this.key, request("b"))).result().body()).isEqualTo(bytes("one"));
+		assertThat(((Completed) this.store.acquire(second, request("b"))).result().unreplayableReason())
+			.isEqualTo("too large");
+		assertThat(this.store.read(lost).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+	}
+
+	@Test
+	void completeAllIsIdempotentForTheSameOwner() {
+		RecordKey second = newKey();
+		this.store
+			.acquireAll(List.of(new BatchAcquire(this.key, request("a")), new BatchAcquire(second, request("a"))));
+		List<BatchComplete> batch = List.of(
+				new BatchComplete(this.key, "a", 1, StoredResult.of(bytes("one")), RETENTION),
+				new BatchComplete(second, "a", 1, StoredResult.of(bytes("two")), RETENTION));
+		assertThat(this.store.completeAll(batch)).containsExactly(true, true);
+		assertThat(this.store.completeAll(batch)).containsExactly(true, true);
+		assertThat(((Completed) this.store.acquire(second, request("b"))).result().body()).isEqualTo(bytes("two"));
+	}
+
+	@Test
+	void emptyBatchesAnswerNothing() {
+		assertThat(this.store.acquireAll(List.of())).isEmpty();
+		assertThat(this.store.completeAll(List.of())).isEmpty();
 	}
 
 	@Test

@@ -1,6 +1,9 @@
 package dev.idempotency.test.store;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -15,6 +18,7 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.AcquireResult.InProgress;
+import dev.idempotency.store.BatchAcquire;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
@@ -50,6 +54,11 @@ class BrokenStoreContractTests {
 	@Test
 	void storeThatRenewsACompletedRecordForAnyOwnerFails() {
 		assertThat(failuresOf(RenewsAnyCompletedRecord.class)).isPositive();
+	}
+
+	@Test
+	void storeThatAnswersABatchOutOfOrderFails() {
+		assertThat(failuresOf(AnswersBatchesInReverse.class)).isPositive();
 	}
 
 	private static long failuresOf(Class<? extends IdempotencyStoreContractTests> contract) {
@@ -159,6 +168,27 @@ class BrokenStoreContractTests {
 						return true;
 					}
 					return super.renew(key, owner, fence, lease, retention);
+				}
+
+			};
+		}
+
+	}
+
+	/**
+	 * Answers the items of a batch in reverse order.
+	 */
+	static class AnswersBatchesInReverse extends IdempotencyStoreContractTests {
+
+		@Override
+		protected IdempotencyStore createStore() {
+			return new BrokenStore() {
+
+				@Override
+				public List<AcquireResult> acquireAll(List<BatchAcquire> batch) {
+					List<AcquireResult> results = new ArrayList<>(super.acquireAll(batch));
+					Collections.reverse(results);
+					return results;
 				}
 
 			};

@@ -1,0 +1,218 @@
+package dev.idempotency.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.BatchOutcome;
+import dev.idempotency.IdempotencyContext;
+import dev.idempotency.IdempotencyContextHolder;
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.engine.IdempotencyObserver.Call;
+import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.AcquireResult.Acquired;
+import dev.idempotency.store.AcquireResult.Completed;
+import dev.idempotency.store.AcquireResult.InProgress;
+import dev.idempotency.store.BatchAcquire;
+
+import org.springframework.util.Assert;
+
+/**
+ * One call of {@link IdempotencyEngine#executeAll}: acquires every distinct key of a
+ * batch at once, runs the work of the items it took on the caller's thread, records their
+ * outcomes at once ({@link BatchRecorder}), and hands every item its outcome, items with
+ * the same key that of the first ({@link BatchItems}).
+ *
+ * @param <I> the item type
+ */
+final class BatchCall<I> {
+
+	private final IdempotencyEngine engine;
+
+	private final Operation operation;
+
+	private final BatchItems<I> items;
+
+	private final Function<? super I, ?> work;
+
+	// An Error from the work or the renewer: it stops the batch, and is thrown once every
+	// record is recorded
+	private @Nullable Error fatal;
+
+	BatchCall(IdempotencyEngine engine, Operation operation, BatchItems<I> items, Function<? super I, ?> work) {
+		this.engine = engine;
+		this.operation = operation;
+		this.items = items;
+		this.work = work;
+	}
+
+	List<BatchOutcome<I, @Nullable Object>> run() {
+		List<BatchItems<I>.Slot> slots = this.items.slots();
+		List<AcquireResult> results;
+		long sentNanos;
+		boolean interrupted = Thread.interrupted();
+		try {
+			sentNanos = this.engine.nanoClock().getAsLong();
+			results = this.engine.getStore()
+				.acquireAll(slots.stream().map((slot) -> new BatchAcquire(slot.record(), slot.request())).toList());
+		}
+		catch (RuntimeException ex) {
+			for (BatchItems<I>.Slot slot : slots) {
+				this.engine.acquirer().abandon(slot.record(), slot.request());
+			}
+			return unacquired(ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		Assert.state(results.size() == slots.size(), () -> "Store " + this.engine.getStore().type() + " answered "
+				+ results.size() + " results to a batch of " + slots.size() + " acquires");
+		this.engine.outage().answered();
+		List<BatchItems<I>.Slot> taken = new ArrayList<>();
+		try {
+			for (int i = 0; i < slots.size(); i++) {
+				if (decide(slots.get(i), results.get(i), sentNanos)) {
+					taken.add(slots.get(i));
+				}
+			}
+			runAll(taken);
+			new BatchRecorder(this.engine, this.operation).record(taken);
+		}
+		finally {
+			for (BatchItems<I>.Slot slot : taken) {
+				slot.stopRenewal();
+			}
+		}
+		return finish();
+	}
+
+	// Whether the slot's record was taken and its lease is being renewed
+	private boolean decide(BatchItems<I>.Slot slot, AcquireResult result, long sentNanos) {
+		Call call = slot.call();
+		if (result instanceof Acquired acquired) {
+			Attempt attempt = this.engine.attempt(this.operation, slot.record(), slot.request(), acquired,
+					new Claim(acquired, sentNanos));
+			try {
+				slot.taken(attempt, acquired.takeover(), this.engine.renew(call, this.operation, attempt));
+				return true;
+			}
+			catch (Throwable ex) {
+				// renew() released the record and reported the item failed
+				stopOn(ex);
+				slot.failed(ex);
+				return false;
+			}
+		}
+		if (result instanceof Completed completed) {
+			try {
+				Throwable failure = this.engine.replayedFailure(call, this.operation, slot.record(), completed);
+				if (failure != null) {
+					slot.failed(failure);
+				}
+				else {
+					slot.replayed(Replay.decode(this.operation, slot.record(), completed.result()));
+				}
+			}
+			catch (IdempotencyException ex) {
+				slot.failed(ex);
+			}
+			return false;
+		}
+		this.engine.refusal(call, this.operation, slot.record(), result);
+		if (result instanceof InProgress inProgress) {
+			slot.inProgress(inProgress.leaseRemaining());
+		}
+		else {
+			slot.keyReused();
+		}
+		return false;
+	}
+
+	private void runAll(List<BatchItems<I>.Slot> taken) {
+		for (BatchItems<I>.Slot slot : taken) {
+			Attempt attempt = slot.attempt();
+			Error stop = this.fatal;
+			if (stop != null) {
+				this.engine.released(slot.call(), this.operation, attempt, stop);
+				slot.failed(stop);
+				continue;
+			}
+			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);
+			try {
+				slot.ran(this.work.apply(slot.item()));
+			}
+			catch (Throwable ex) {
+				stopOn(ex);
+				failed(slot, attempt, ex);
+			}
+			finally {
+				IdempotencyContextHolder.restore(outer);
+			}
+		}
+	}
+
+	private void failed(BatchItems<I>.Slot slot, Attempt attempt, Throwable ex) {
+		try {
+			this.engine.failed(slot.call(), this.operation, attempt, ex);
+			slot.failed(ex);
+		}
+		catch (IdempotencyException recordingFailure) {
+			// A failure the operation replays, which could not be stored
+			slot.failed(recordingFailure);
+		}
+	}
+
+	// The store failed to take the keys: fail the batch, or run it unprotected
+	private List<BatchOutcome<I, @Nullable Object>> unacquired(RuntimeException ex) {
+		List<BatchItems<I>.Slot> slots = this.items.slots();
+		if (this.engine.getDefaults().onStoreFailure() != StoreFailurePolicy.PROCEED) {
+			IdempotencyStoreException failure = IdempotencyEngine.storeException("acquire", slots.get(0).record(), ex);
+			for (BatchItems<I>.Slot slot : slots) {
+				// Reports the store error: bypass() runs nothing under this policy
+				this.engine.bypass(slot.call(), this.operation, slot.record(), ex);
+			}
+			this.items.end(failure);
+			throw failure;
+		}
+		for (BatchItems<I>.Slot slot : slots) {
+			this.engine.bypass(slot.call(), this.operation, slot.record(), ex);
+			Error stop = this.fatal;
+			if (stop != null) {
+				slot.failed(stop);
+				continue;
+			}
+			try {
+				slot.executed(this.work.apply(slot.item()));
+			}
+			catch (Throwable failure) {
+				stopOn(failure);
+				slot.failed(failure);
+			}
+		}
+		return finish();
+	}
+
+	private List<BatchOutcome<I, @Nullable Object>> finish() {
+		List<BatchOutcome<I, @Nullable Object>> outcomes = this.items.outcomes();
+		Error stop = this.fatal;
+		if (stop == null) {
+			stop = this.items.encodingError();
+		}
+		if (stop != null) {
+			throw stop;
+		}
+		return outcomes;
+	}
+
+	private void stopOn(Throwable ex) {
+		if (ex instanceof Error error && this.fatal == null) {
+			this.fatal = error;
+		}
+	}
+
+}

@@ -1,0 +1,19 @@
+package dev.idempotency.store;
+
+import org.springframework.util.Assert;
+
+/**
+ * One item of {@link IdempotencyStore#acquireAll}: what {@link IdempotencyStore#acquire}
+ * takes.
+ *
+ * @param key the record
+ * @param request the attempt's owner token, lease, retention and fingerprint
+ */
+public record BatchAcquire(RecordKey key, AcquireRequest request) {
+
+	public BatchAcquire {
+		Assert.notNull(key, "'key' must not be null");
+		Assert.notNull(request, "'request' must not be null");
+	}
+
+}

@@ -1,0 +1,136 @@
+package dev.idempotency.store.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs a script once per key on one native Lettuce connection, writing every command in
+ * one go ({@link StatefulConnection#dispatch(java.util.Collection)}: one write and one
+ * flush, where sending them one by one flushes each) before awaiting any reply, then
+ * awaiting the replies together within one command timeout (rather than scheduling a
+ * timeout per command). On Redis Cluster, Lettuce routes each command to the connection
+ * of its key's primary, so the batch becomes one pipeline per primary, all in flight
+ * together. A script that Redis does not have cached is sent again in full for its key
+ * alone.
+ */
+final class LettuceBatches {
+
+	private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+
+	private final StatefulConnection<byte[], byte[]> connection;
+
+	private final long timeoutNanos;
+
+	private final Consumer<RedisClusterAsyncCommands<byte[], byte[]>> reset;
+
+	private LettuceBatches(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			StatefulConnection<byte[], byte[]> connection, long timeoutNanos,
+			Consumer<RedisClusterAsyncCommands<byte[], byte[]>> reset) {
+		this.commands = commands;
+		this.connection = connection;
+		this.timeoutNanos = timeoutNanos;
+		this.reset = reset;
+	}
+
+	/**
+	 * Return batches on the connection behind some commands.
+	 * @param commands the commands of a standalone or cluster connection
+	 * @param timeoutNanos how long the replies of a batch may take
+	 * @param reset what to do with a connection that failed other than by an error reply
+	 * @return the batches, or {@code null} when the commands' connection is not known
+	 */
+	static @Nullable LettuceBatches of(RedisClusterAsyncCommands<byte[], byte[]> commands, long timeoutNanos,
+			Consumer<RedisClusterAsyncCommands<byte[], byte[]>> reset) {
+		StatefulConnection<byte[], byte[]> connection = null;
+		if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+			connection = standalone.getStatefulConnection();
+		}
+		else if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+			connection = cluster.getStatefulConnection();
+		}
+		return (connection != null) ? new LettuceBatches(commands, connection, timeoutNanos, reset) : null;
+	}
+
+	/**
+	 * Run a script once per key.
+	 * @param <T> the reply type
+	 * @param script the script
+	 * @param keys the only key of each run
+	 * @param args the arguments of each run
+	 * @return the reply or failure of each run, every one complete
+	 */
+	<T> List<CompletableFuture<@Nullable T>> run(RedisScript<T> script, List<byte[]> keys, List<byte[][]> args) {
+		List<AsyncCommand<byte[], byte[], T>> sent = new ArrayList<>(keys.size());
+		for (int i = 0; i < keys.size(); i++) {
+			CommandArgs<byte[], byte[]> commandArgs = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script.getSha1())
+				.add(1)
+				.addKey(keys.get(i))
+				.addValues(args.get(i));
+			sent.add(new AsyncCommand<>(new Command<>(CommandType.EVALSHA, output(script), commandArgs)));
+		}
+		this.connection.dispatch(sent);
+		long deadline = System.nanoTime() + this.timeoutNanos;
+		List<CompletableFuture<@Nullable T>> replies = new ArrayList<>(keys.size());
+		for (int i = 0; i < sent.size(); i++) {
+			replies.add(settle(sent.get(i), script, keys.get(i), args.get(i), deadline));
+		}
+		return replies;
+	}
+
+	private <T> CompletableFuture<@Nullable T> settle(AsyncCommand<byte[], byte[], T> command, RedisScript<T> script,
+			byte[] key, byte[][] args, long deadline) {
+		try {
+			try {
+				return CompletableFuture.completedFuture(LettuceFutures.awaitOrCancel(command,
+						Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+			}
+			catch (RuntimeException ex) {
+				if (!RedisErrors.isNoScript(ex)) {
+					throw ex;
+				}
+				byte[][] keys = { key };
+				return CompletableFuture
+					.completedFuture(LettuceScriptRunner.await(this.commands.<T>eval(script.getScriptAsString(),
+							LettuceScriptRunner.outputType(script), keys, args), this.timeoutNanos));
+			}
+		}
+		catch (RuntimeException ex) {
+			if (!(ex instanceof RedisCommandExecutionException)) {
+				this.reset.accept(this.commands);
+			}
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	// What Lettuce's own evalsha decodes the transitions' two reply types with
+	@SuppressWarnings("unchecked")
+	private static <T> CommandOutput<byte[], byte[], T> output(RedisScript<T> script) {
+		if (LettuceScriptRunner.outputType(script) == ScriptOutputType.INTEGER) {
+			return (CommandOutput<byte[], byte[], T>) new IntegerOutput<>(ByteArrayCodec.INSTANCE);
+		}
+		return (CommandOutput<byte[], byte[], T>) new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
+	}
+
+}

@@ -1,0 +1,177 @@
+package dev.idempotency.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.BatchOutcome;
+import dev.idempotency.BatchOutcome.Executed;
+import dev.idempotency.BatchOutcome.Failed;
+import dev.idempotency.BatchOutcome.Replayed;
+import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyCompletionException;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.IdempotentExecutor;
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.AcquireResult.Acquired;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+class RedisBatchExecutionTests extends BatchExecutionTests {
+
+	private static final String PREFIX = "idempotency:";
+
+	@Override
+	protected IdempotencyStore createStore() {
+		return new RedisIdempotencyStore(TestRedis.get().connectionFactory(), PREFIX);
+	}
+
+	@Test
+	void hundredItemsAreAcquiredAndCompletedWithEveryScriptSentBeforeAnyReply() throws Exception {
+		TestRedis redis = TestRedis.get();
+		try (ReplyHoldingProxy proxy = new ReplyHoldingProxy(redis.host(), redis.port())) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory("127.0.0.1", proxy.port());
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, PREFIX),
+					IdempotencyDefaults.STANDARD, List.of())) {
+				IdempotentExecutor executor = executor(engine);
+				// Connects, and has Redis cache both scripts
+				executor.execute(name(), "warm-up", String.class, () -> "r");
+				List<Item> items = new ArrayList<>();
+				for (int i = 0; i < 100; i++) {
+					items.add(new Item("item-" + i));
+				}
+				int[] sentBeforeAcquireReplies = new int[1];
+				proxy.holdRepliesUntil(100);
+				List<BatchOutcome<Item, String>> outcomes = executor.executeAll(name(), items, Item::id, String.class,
+						(item) -> {
+							if (item.id().equals("item-99")) {
+								sentBeforeAcquireReplies[0] = proxy.scriptsSentWhileHeld();
+								proxy.holdRepliesUntil(100);
+							}
+							return effect(item);
+						});
+				assertThat(sentBeforeAcquireReplies[0]).isEqualTo(100);
+				assertThat(proxy.scriptsSentWhileHeld()).isEqualTo(100);
+				assertThat(outcomes).hasSize(100).allMatch(Executed.class::isInstance);
+				proxy.holdRepliesUntil(100);
+				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect)).hasSize(100)
+					.allMatch(Replayed.class::isInstance);
+				assertThat(proxy.scriptsSentWhileHeld()).isEqualTo(100);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void scriptsMissingFromTheServerAreSentInFullForEachItem() {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, PREFIX),
+					IdempotencyDefaults.STANDARD, List.of())) {
+				IdempotentExecutor executor = executor(engine);
+				List<Item> items = List.of(new Item("a"), new Item("b"), new Item("c"));
+				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect))
+					.allMatch(Executed.class::isInstance);
+				try (RedisConnection connection = factory.getConnection()) {
+					connection.scriptingCommands().scriptFlush();
+				}
+				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect))
+					.allMatch(Replayed.class::isInstance);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void valueThatIsNotARecordInTheMiddleOfABatchFailsItAndAbandonsTheOtherItems() {
+		RecordKey corrupt = new RecordKey(name(), "corrupt");
+		try (RedisConnection connection = TestRedis.get().connectionFactory().getConnection()) {
+			connection.stringCommands()
+				.set((PREFIX + name() + ":corrupt").getBytes(StandardCharsets.UTF_8),
+						"not a record".getBytes(StandardCharsets.UTF_8));
+		}
+		assertThatExceptionOfType(IdempotencyStoreException.class)
+			.isThrownBy(() -> batch(List.of(new Item("before"), new Item("corrupt"), new Item("after")), this::effect))
+			.withMessageContaining("is not an idempotency record");
+		assertThat(effects("before") + effects("corrupt") + effects("after")).isZero();
+		assertThat(listener().outcomes()).containsExactly(Outcome.STORE_ERROR, Outcome.STORE_ERROR,
+				Outcome.STORE_ERROR);
+		AcquireRequest next = new AcquireRequest("next", Duration.ofMinutes(1), Duration.ofHours(1), null);
+		for (String abandoned : List.of("before", "after")) {
+			RecordKey key = new RecordKey(name(), abandoned);
+			await().atMost(Duration.ofSeconds(10)).until(() -> store().acquire(key, next) instanceof Acquired);
+			assertThat(store().acquire(key, next)).isEqualTo(new Acquired(2, false));
+		}
+		store().evict(corrupt);
+	}
+
+	@Test
+	void unreachableStoreFailsTheBatchBeforeAnythingRuns() {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, PREFIX),
+					IdempotencyDefaults.STANDARD, List.of(listener))) {
+				server.stop();
+				assertThatExceptionOfType(IdempotencyStoreException.class)
+					.isThrownBy(() -> executor(engine).executeAll(name(), List.of(new Item("a"), new Item("b")),
+							Item::id, String.class, this::effect))
+					.withMessageContaining("acquire");
+				assertThat(effects("a") + effects("b")).isZero();
+				assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR, Outcome.STORE_ERROR);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void storeGoingAwayWhileTheWorkRunsFailsEveryItemThatRanWithCompletionException() {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		// A short lease: completion is retried while the lease lasts
+		OperationSettings shortLease = new OperationSettings(Duration.ofSeconds(1), Duration.ofHours(1),
+				OnInProgress.REJECT, Duration.ofSeconds(1));
+		try (RedisServer server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
+			RecordingListener listener = new RecordingListener();
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, PREFIX),
+					new IdempotencyDefaults(shortLease, standard.onStoreFailure(), standard.maxKeyLength(),
+							standard.maxResultSize(), standard.operations()),
+					List.of(listener))) {
+				List<BatchOutcome<Item, String>> outcomes = executor(engine).executeAll(name(),
+						List.of(new Item("a"), new Item("b")), Item::id, String.class, (item) -> {
+							if (item.id().equals("b")) {
+								server.stop();
+							}
+							return effect(item);
+						});
+				assertThat(outcomes).allSatisfy((outcome) -> assertThat(((Failed<Item, String>) outcome).exception())
+					.isInstanceOf(IdempotencyCompletionException.class)
+					.hasMessageContaining("ran its method"));
+				assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR, Outcome.STORE_ERROR);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+}
