@@ -1,0 +1,225 @@
+package dev.idempotency.autoconfigure.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.idempotency.IdempotentExecutor;
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.test.redis.TestRedis;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A batch listener that hands its batches to {@code executeAll} and its outcomes to
+ * {@code IdempotencyKafkaBatches}, on a real Kafka broker with a real Redis store: one
+ * effect per unique event, every record committed, a record in progress elsewhere never
+ * committed before that attempt ends, a reused key dead-lettered.
+ */
+@SpringBootTest(classes = IdempotentKafkaBatchListenerTests.TestApplication.class,
+		properties = { "spring.kafka.consumer.auto-offset-reset=earliest", "spring.kafka.consumer.fetch-max-wait=100ms",
+				"idempotency.messaging.in-progress-retry.initial-interval=20ms",
+				"idempotency.messaging.in-progress-retry.max-interval=300ms" })
+@EmbeddedKafka(partitions = 3, topics = { BatchListener.BATCHES, BatchListener.BATCHES_DLT },
+		brokerProperties = "group.initial.rebalance.delay.ms=0")
+class IdempotentKafkaBatchListenerTests {
+
+	private static final Duration DEADLINE = Duration.ofSeconds(45);
+
+	private static final JsonMapper json = JsonMapper.shared();
+
+	private static final String RUN = UUID.randomUUID().toString();
+
+	private final Random random = new Random();
+
+	@Autowired
+	private KafkaTemplate<String, String> template;
+
+	@Autowired
+	private KafkaListenerEndpointRegistry registry;
+
+	@Autowired
+	private Ledger ledger;
+
+	@Autowired
+	private BatchListener listener;
+
+	@Autowired
+	private IdempotencyStore store;
+
+	private static Admin admin;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("idempotency.store", () -> "redis");
+		registry.add("idempotency.key-prefix", () -> "idempotency-kafka-batch-test-" + RUN + ":");
+		registry.add("spring.data.redis.url", () -> TestRedis.get().url());
+	}
+
+	@BeforeAll
+	static void admin(@Autowired KafkaAdmin kafkaAdmin) {
+		admin = Admin.create(kafkaAdmin.getConfigurationProperties());
+	}
+
+	@AfterAll
+	static void closeAdmin() {
+		admin.close(Duration.ofSeconds(5));
+	}
+
+	@AfterEach
+	void stop() {
+		container().stop();
+	}
+
+	@Test
+	void batchesWithDuplicatesHaveOneEffectPerEventAndAreAllCommitted() throws Exception {
+		List<String> ids = newIds(60);
+		Map<Integer, Long> lastOffsets = new LinkedHashMap<>();
+		for (String id : ids) {
+			for (int copy = 0, copies = 1 + this.random.nextInt(3); copy < copies; copy++) {
+				int partition = this.random.nextInt(3);
+				lastOffsets.merge(partition, send(partition, new PaymentEvent(id, 100)), Math::max);
+			}
+		}
+		container().start();
+		awaitCommitted(lastOffsets);
+		assertThat(this.listener.largestBatch()).isGreaterThan(1);
+		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(BatchListener.BATCHES, id)).isOne());
+	}
+
+	@Test
+	void recordInProgressElsewhereIsRedeliveredAndNeverCommittedUntilThatAttemptEnds() throws Exception {
+		List<String> ids = newIds(3);
+		String held = ids.get(1);
+		RecordKey key = new RecordKey(BatchListener.OPERATION, held);
+		AcquireResult other = this.store.acquire(key,
+				new AcquireRequest("other-instance", Duration.ofMinutes(1), Duration.ofMinutes(5), null));
+		assertThat(other).isInstanceOf(AcquireResult.Acquired.class);
+		long before = send(2, new PaymentEvent(ids.get(0), 1));
+		long heldOffset = send(2, new PaymentEvent(held, 1));
+		long after = send(2, new PaymentEvent(ids.get(2), 1));
+		container().start();
+		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(BatchListener.BATCHES, 2, heldOffset) >= 5);
+		assertThat(committed(2)).isEqualTo(heldOffset);
+		assertThat(this.ledger.effects(BatchListener.BATCHES, ids.get(0))).isOne();
+		assertThat(this.ledger.effects(BatchListener.BATCHES, held)).isZero();
+		// The other attempt fails: this delivery has to do the work
+		assertThat(this.store.release(key, "other-instance", ((AcquireResult.Acquired) other).fence(),
+				Duration.ofMinutes(5)))
+			.isTrue();
+		awaitCommitted(Map.of(2, after));
+		assertThat(before).isLessThan(heldOffset);
+		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(BatchListener.BATCHES, id)).isOne());
+	}
+
+	@Test
+	void recordWithAReusedKeyGoesToTheDeadLetterTopicAndTheRestOfTheBatchIsDone() throws Exception {
+		List<String> ids = newIds(3);
+		String reusedId = ids.get(1);
+		long first = send(1, new PaymentEvent(reusedId, 10));
+		send(1, new PaymentEvent(ids.get(0), 1));
+		String reusedValue = json.writeValueAsString(new PaymentEvent(reusedId, 99));
+		long reused = send(1, new PaymentEvent(reusedId, 99));
+		long last = send(1, new PaymentEvent(ids.get(2), 1));
+		container().start();
+		awaitCommitted(Map.of(1, last));
+		assertThat(this.listener.deadLetters()).anyMatch((record) -> reusedValue.equals(record.value()));
+		assertThat(this.ledger.deliveries(BatchListener.BATCHES, 1, reused)).isOne();
+		assertThat(first).isLessThan(reused);
+		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(BatchListener.BATCHES, id)).isOne());
+	}
+
+	private MessageListenerContainer container() {
+		return this.registry.getListenerContainer(BatchListener.BATCHES);
+	}
+
+	private long send(int partition, PaymentEvent event) throws Exception {
+		ProducerRecord<String, String> record = new ProducerRecord<>(BatchListener.BATCHES, partition, event.id(),
+				json.writeValueAsString(event));
+		return this.template.send(record).get(10, TimeUnit.SECONDS).getRecordMetadata().offset();
+	}
+
+	private void awaitCommitted(Map<Integer, Long> lastOffsets) {
+		await().atMost(DEADLINE)
+			.untilAsserted(() -> lastOffsets.forEach((partition,
+					offset) -> assertThat(committed(partition)).as("partition " + partition).isGreaterThan(offset)));
+	}
+
+	private static long committed(int partition) {
+		Map<TopicPartition, OffsetAndMetadata> offsets;
+		try {
+			offsets = admin.listConsumerGroupOffsets(BatchListener.BATCHES)
+				.partitionsToOffsetAndMetadata()
+				.get(10, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not read the offsets of the batch listener's group", ex);
+		}
+		OffsetAndMetadata committed = offsets.get(new TopicPartition(BatchListener.BATCHES, partition));
+		return (committed != null) ? committed.offset() : 0;
+	}
+
+	private static List<String> newIds(int count) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			ids.add("evt-" + UUID.randomUUID());
+		}
+		return ids;
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class TestApplication {
+
+		@Bean
+		Ledger ledger() {
+			return new Ledger();
+		}
+
+		@Bean
+		BatchListener batchListener(IdempotentExecutor executor, Ledger ledger) {
+			return new BatchListener(executor, ledger);
+		}
+
+		@Bean
+		ConsumerRecordRecoverer deadLetters(KafkaTemplate<Object, Object> template) {
+			return new DeadLetterPublishingRecoverer(template);
+		}
+
+	}
+
+}
