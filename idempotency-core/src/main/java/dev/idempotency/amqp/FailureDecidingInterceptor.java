@@ -1,6 +1,7 @@
 package dev.idempotency.amqp;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -10,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.listener.ListenerExecutionFailedException;
 
 /**
  * The outermost advice of a listener container: turns the exception that
@@ -22,9 +25,10 @@ import org.springframework.amqp.ImmediateRequeueAmqpException;
  * if it has one) in {@code MANUAL} mode too, where it otherwise leaves a failed message
  * unacknowledged.</li>
  * <li>Requeued: held by this consumer (not acknowledged, invisible to other consumers)
- * for the back-off, since RabbitMQ cannot requeue with a delay, then an
- * {@link ImmediateRequeueAmqpException}, which requeues whatever
- * {@code default-requeue-rejected} says. Its cause is an
+ * for the back-off, since RabbitMQ cannot requeue with a delay, then a
+ * {@link ListenerExecutionFailedException} (anything else would make a simple container
+ * restart its consumer) caused by an {@link ImmediateRequeueAmqpException}, which
+ * requeues whatever {@code default-requeue-rejected} says. That is caused by an
  * {@link AmqpRejectAndDontRequeueException} with {@code rejectManual} only so that a
  * {@code MANUAL} container sends the negative acknowledgement too: the container decides
  * to requeue by the first of the two in the cause chain.</li>
@@ -68,8 +72,22 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 		}
 		Duration delay = this.delays.next(failure);
 		hold(delay);
-		throw new ImmediateRequeueAmqpException("Requeued after " + delay.toMillis() + " ms: " + reason,
-				new AmqpRejectAndDontRequeueException(reason, true, failure.exception()));
+		throw new ListenerExecutionFailedException("Requeued after " + delay.toMillis() + " ms: " + reason,
+				new ImmediateRequeueAmqpException(reason,
+						new AmqpRejectAndDontRequeueException(reason, true, failure.exception())),
+				messages(invocation.getArguments()));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Message[] messages(@Nullable Object[] arguments) {
+		Object data = (arguments.length > 1) ? arguments[1] : null;
+		if (data instanceof Message message) {
+			return new Message[] { message };
+		}
+		if (data instanceof List<?> list) {
+			return ((List<Message>) list).toArray(new Message[0]);
+		}
+		return new Message[0];
 	}
 
 	private static void hold(Duration delay) {

@@ -31,7 +31,6 @@ import org.springframework.amqp.rabbit.retry.RejectAndDontRequeueRecoverer;
 import org.springframework.aop.framework.ProxyFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -62,7 +61,10 @@ class IdempotencyRabbitListenerConfigurerTests {
 		long started = System.nanoTime();
 		Throwable thrown = catchThrowable(() -> listener.invokeListener(null, MESSAGE));
 		assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(100));
-		assertThat(thrown).isInstanceOf(ImmediateRequeueAmqpException.class);
+		assertThat(thrown).isInstanceOf(ListenerExecutionFailedException.class)
+			.cause()
+			.isInstanceOf(ImmediateRequeueAmqpException.class);
+		assertThat(((ListenerExecutionFailedException) thrown).getFailedMessage()).isSameAs(MESSAGE);
 		assertThat(ContainerUtils.shouldRequeue(false, thrown, LogFactory.getLog(getClass()))).isTrue();
 		assertThat(ContainerUtils.isRejectManual(thrown)).isTrue();
 	}
@@ -86,7 +88,7 @@ class IdempotencyRabbitListenerConfigurerTests {
 				new IdempotencyCompletionException("not recorded", null),
 				new IdempotencyLockLostException("op", "k", 3) }) {
 			Throwable thrown = catchThrowable(() -> listenerThrowing(exception).invokeListener(null, MESSAGE));
-			assertThat(thrown).isInstanceOf(ImmediateRequeueAmqpException.class);
+			assertThat(thrown).isInstanceOf(ListenerExecutionFailedException.class);
 			assertThat(ContainerUtils.shouldRequeue(false, thrown, LogFactory.getLog(getClass()))).isTrue();
 		}
 	}
@@ -98,8 +100,8 @@ class IdempotencyRabbitListenerConfigurerTests {
 			.recoverer(new RejectAndDontRequeueRecoverer())
 			.build();
 		Delegate listener = proxy(failing(new IdempotencyInProgressException("op", "k", Duration.ofMillis(1))), retry);
-		assertThatExceptionOfType(ImmediateRequeueAmqpException.class)
-			.isThrownBy(() -> listener.invokeListener(null, MESSAGE));
+		assertThat(catchThrowable(() -> listener.invokeListener(null, MESSAGE)))
+			.hasCauseInstanceOf(ImmediateRequeueAmqpException.class);
 		assertThat(this.calls).hasValue(1);
 	}
 

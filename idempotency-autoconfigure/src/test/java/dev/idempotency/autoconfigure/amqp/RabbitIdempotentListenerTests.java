@@ -34,6 +34,7 @@ import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.ListenerContainerConsumerFailedEvent;
 import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.amqp.support.converter.JacksonJsonMessageConverter;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -44,6 +45,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.event.EventListener;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -115,6 +117,7 @@ class RabbitIdempotentListenerTests {
 	@ValueSource(strings = { "slow", "slow-manual" })
 	void duplicateOfAnEventInProgressIsHeldAndRequeuedUntilItReplays(String queue) {
 		String id = UUID.randomUUID().toString();
+		int consumerFailures = this.tally.consumerFailures();
 		CountDownLatch release = this.tally.holdSlow(id);
 		send(queue, new Event(id, 1));
 		send(queue, new Event(id, 1));
@@ -129,6 +132,7 @@ class RabbitIdempotentListenerTests {
 		assertThat(this.tally.effects(id)).isEqualTo(1);
 		assertThat(readyMessages(queue)).isZero();
 		assertThat(readyMessages(queue + ".dlq")).isZero();
+		assertThat(this.tally.consumerFailures()).isEqualTo(consumerFailures);
 	}
 
 	@Test
@@ -243,6 +247,17 @@ class RabbitIdempotentListenerTests {
 		private final Map<String, Boolean> dying = new ConcurrentHashMap<>();
 
 		private final AtomicInteger handledRedelivered = new AtomicInteger();
+
+		private final AtomicInteger consumerFailures = new AtomicInteger();
+
+		@EventListener
+		void consumerFailed(ListenerContainerConsumerFailedEvent event) {
+			this.consumerFailures.incrementAndGet();
+		}
+
+		int consumerFailures() {
+			return this.consumerFailures.get();
+		}
 
 		@Override
 		public void onOutcome(String name, Outcome outcome) {
