@@ -1,0 +1,140 @@
+package dev.idempotency.autoconfigure.amqp;
+
+import java.time.Duration;
+
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.amqp.IdempotencyRabbitListenerConfigurer;
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.messaging.InProgressBackOff;
+
+import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+class IdempotencyRabbitAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withPropertyValues("idempotency.store=memory")
+		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyRabbitAutoConfiguration.class));
+
+	@Test
+	void bootsSimpleFactoryGetsTheRulesAroundItsRetryInterceptor() {
+		this.runner.withPropertyValues("spring.rabbitmq.listener.simple.retry.enabled=true").run((context) -> {
+			assertThat(context).hasSingleBean(IdempotencyRabbitListenerConfigurer.class);
+			Advice[] chain = context
+				.getBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class)
+				.getAdviceChain();
+			assertThat(chain).hasSize(3);
+			assertThat(IdempotencyRabbitListenerConfigurer.isConfigured(chain[0])).isTrue();
+			assertThat(chain[1]).isInstanceOf(StatelessRetryOperationsInterceptor.class);
+		});
+	}
+
+	@Test
+	void bootsDirectFactoryGetsTheRulesToo() {
+		this.runner.withPropertyValues("spring.rabbitmq.listener.type=direct").run((context) -> {
+			DirectRabbitListenerContainerFactory factory = context.getBean("rabbitListenerContainerFactory",
+					DirectRabbitListenerContainerFactory.class);
+			assertThat(IdempotencyRabbitListenerConfigurer.isConfigured(factory.getAdviceChain())).isTrue();
+		});
+	}
+
+	@Test
+	void applicationsOwnFactoryKeepsItsAdviceInside() {
+		Advice own = (MethodInterceptor) (invocation) -> invocation.proceed();
+		this.runner.withBean("ownFactory", SimpleRabbitListenerContainerFactory.class, () -> {
+			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+			factory.setAdviceChain(own);
+			return factory;
+		}).run((context) -> {
+			Advice[] chain = context.getBean("ownFactory", BaseRabbitListenerContainerFactory.class).getAdviceChain();
+			assertThat(chain).hasSize(3);
+			assertThat(chain[1]).isSameAs(own);
+		});
+	}
+
+	@Test
+	void backsOffToTheApplicationsConfigurer() {
+		IdempotencyRabbitListenerConfigurer own = new IdempotencyRabbitListenerConfigurer(InProgressBackOff.DEFAULT);
+		this.runner.withBean(IdempotencyRabbitListenerConfigurer.class, () -> own).run((context) -> {
+			assertThat(context).getBean(IdempotencyRabbitListenerConfigurer.class).isSameAs(own);
+			Advice[] chain = context
+				.getBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class)
+				.getAdviceChain();
+			assertThat(chain[0]).isSameAs(own.adviceChain()[0]);
+		});
+	}
+
+	@Test
+	void inProgressRetryPropertiesAreBound() {
+		this.runner
+			.withPropertyValues("idempotency.messaging.in-progress-retry.initial-interval=400ms",
+					"idempotency.messaging.in-progress-retry.max-interval=2s")
+			.run((context) -> {
+				Advice[] chain = context
+					.getBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class)
+					.getAdviceChain();
+				long started = System.nanoTime();
+				Throwable thrown = catchThrowable(() -> listenerInProgress(chain).run());
+				assertThat(thrown).hasCauseInstanceOf(ImmediateRequeueAmqpException.class);
+				assertThat(Duration.ofNanos(System.nanoTime() - started))
+					.isGreaterThanOrEqualTo(Duration.ofMillis(400));
+			});
+	}
+
+	@Test
+	void invalidInProgressRetryFailsStartup() {
+		this.runner.withPropertyValues("idempotency.messaging.in-progress-retry.multiplier=0.5")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("'multiplier' must be at least 1"));
+	}
+
+	@Test
+	void absentWithoutSpringRabbit() {
+		this.runner.withClassLoader(new FilteredClassLoader(BaseRabbitListenerContainerFactory.class))
+			.withConfiguration(
+					AutoConfigurations.of(IdempotencyAutoConfiguration.class, IdempotencyRabbitAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(IdempotencyRabbitListenerConfigurer.class));
+	}
+
+	@Test
+	void absentWhenIdempotencyIsDisabled() {
+		this.runner.withPropertyValues("idempotency.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(IdempotencyRabbitListenerConfigurer.class);
+			assertThat(context.getBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class)
+				.getAdviceChain()).isNull();
+			assertThat(context).hasSingleBean(CachingConnectionFactory.class);
+		});
+	}
+
+	private static Runnable listenerInProgress(Advice[] chain) {
+		Runnable target = () -> {
+			throw new IdempotencyInProgressException("op", "k", Duration.ofSeconds(30));
+		};
+		ProxyFactory factory = new ProxyFactory(target);
+		for (Advice advice : chain) {
+			factory.addAdvice(advice);
+		}
+		return (Runnable) factory.getProxy();
+	}
+
+}

@@ -1,0 +1,107 @@
+package dev.idempotency.amqp;
+
+import java.util.Arrays;
+
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.IdempotencyLockLostException;
+import dev.idempotency.IdempotencyPayloadException;
+import dev.idempotency.IdempotencyReplayException;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.messaging.InProgressBackOff;
+import org.aopalliance.aop.Advice;
+
+import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.util.Assert;
+
+/**
+ * Makes RabbitMQ listener containers handle the exceptions of {@code @Idempotent}
+ * listeners (thrown by the listener or by a method it calls, in any acknowledge mode but
+ * {@code NONE}):
+ * <ul>
+ * <li>{@link IdempotencyInProgressException}: the message is held by the consumer for the
+ * {@link InProgressBackOff} (never longer than the other attempt's lease has left), then
+ * requeued; it is never acknowledged or dead-lettered while the other attempt might still
+ * fail.</li>
+ * <li>{@link IdempotencyStoreException} (including
+ * {@link dev.idempotency.IdempotencyCompletionException}) and
+ * {@link IdempotencyLockLostException}: held for the same back-off, counted in failures
+ * of the store in a row and bounded by its longest delay only, then requeued; never
+ * dropped.</li>
+ * <li>{@link IdempotencyKeyException}, {@link IdempotencyKeyReuseException},
+ * {@link IdempotencyPayloadException} and {@link IdempotencyReplayException}, which no
+ * redelivery of the message can change: rejected without requeue (to the queue's
+ * dead-letter exchange, if any).</li>
+ * <li>A replay returns normally, so the message is acknowledged; every other exception is
+ * left to the container's advice chain, error handler and settings, unchanged.</li>
+ * </ul>
+ * It works by advice: one outermost and one innermost around the container's own advice
+ * chain (Spring Boot's retry interceptor, or yours), so that retries and message
+ * recoverers never see these exceptions, and the container's error handler sees the
+ * decision. Spring Boot's auto-configuration applies it to every listener container
+ * factory bean; apply it yourself to a container you create without a factory bean:
+ * <pre class="code">
+ * container.setAdviceChain(configurer.adviceChain(myRetryInterceptor));
+ * </pre>
+ */
+public final class IdempotencyRabbitListenerConfigurer {
+
+	private final FailureDecidingInterceptor outermost;
+
+	private final FailureCapturingInterceptor innermost;
+
+	/**
+	 * Create a configurer whose containers requeue after the given back-off.
+	 * @param backOff the back-off before a requeue
+	 */
+	public IdempotencyRabbitListenerConfigurer(InProgressBackOff backOff) {
+		Assert.notNull(backOff, "'backOff' must not be null");
+		ThreadLocal<ListenerFailure> captured = new ThreadLocal<>();
+		this.outermost = new FailureDecidingInterceptor(captured, new RedeliveryDelays(backOff));
+		this.innermost = new FailureCapturingInterceptor(captured);
+	}
+
+	/**
+	 * Configure the containers a factory creates from now on, around the advice chain it
+	 * has. A factory already configured by any configurer is left as it is.
+	 * @param factory the factory
+	 */
+	public void configure(BaseRabbitListenerContainerFactory<?> factory) {
+		Assert.notNull(factory, "'factory' must not be null");
+		Advice[] chain = factory.getAdviceChain();
+		factory.setAdviceChain(adviceChain((chain != null) ? chain : new Advice[0]));
+	}
+
+	/**
+	 * Return an advice chain for
+	 * {@link AbstractMessageListenerContainer#setAdviceChain(Advice...)}: the given one
+	 * between this configurer's two advices, or unchanged if it already holds a
+	 * configurer's.
+	 * @param chain the container's own advice chain, outermost first
+	 * @return the advice chain to set
+	 */
+	public Advice[] adviceChain(Advice... chain) {
+		Assert.notNull(chain, "'chain' must not be null");
+		Assert.noNullElements(chain, "'chain' must not contain null elements");
+		if (isConfigured(chain)) {
+			return chain.clone();
+		}
+		Advice[] configured = new Advice[chain.length + 2];
+		configured[0] = this.outermost;
+		System.arraycopy(chain, 0, configured, 1, chain.length);
+		configured[configured.length - 1] = this.innermost;
+		return configured;
+	}
+
+	/**
+	 * Return whether an advice chain already holds the advice of a configurer.
+	 * @param chain the advice chain
+	 * @return whether it is configured
+	 */
+	public static boolean isConfigured(Advice... chain) {
+		return Arrays.stream(chain).anyMatch(FailureDecidingInterceptor.class::isInstance);
+	}
+
+}

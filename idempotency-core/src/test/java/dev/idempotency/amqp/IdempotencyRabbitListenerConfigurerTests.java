@@ -1,0 +1,188 @@
+package dev.idempotency.amqp;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.idempotency.IdempotencyCompletionException;
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.IdempotencyLockLostException;
+import dev.idempotency.IdempotencyPayloadException;
+import dev.idempotency.IdempotencyReplayException;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.messaging.InProgressBackOff;
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.apache.commons.logging.LogFactory;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.listener.ListenerExecutionFailedException;
+import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.RetryInterceptorBuilder;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.listener.ContainerUtils;
+import org.springframework.amqp.rabbit.retry.RejectAndDontRequeueRecoverer;
+import org.springframework.aop.framework.ProxyFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+class IdempotencyRabbitListenerConfigurerTests {
+
+	private static final Message MESSAGE = new Message(new byte[0], new MessageProperties());
+
+	private final IdempotencyRabbitListenerConfigurer configurer = new IdempotencyRabbitListenerConfigurer(
+			new InProgressBackOff(Duration.ofMillis(100), 3, Duration.ofSeconds(10)));
+
+	private final AtomicInteger calls = new AtomicInteger();
+
+	@Test
+	void exceptionsNoRedeliveryCanChangeRejectWithoutRequeueInEveryAckMode() {
+		for (IdempotencyException exception : new IdempotencyException[] { new IdempotencyKeyReuseException("op", "k"),
+				new IdempotencyKeyException("blank key"), new IdempotencyPayloadException("cannot fingerprint", null),
+				new IdempotencyReplayException("not replayable") }) {
+			Throwable thrown = catchThrowable(() -> listenerThrowing(exception).invokeListener(null, MESSAGE));
+			assertThat(thrown).isInstanceOf(AmqpRejectAndDontRequeueException.class).hasCause(exception);
+			assertThat(ContainerUtils.shouldRequeue(true, thrown, LogFactory.getLog(getClass()))).isFalse();
+			assertThat(ContainerUtils.isRejectManual(thrown)).isTrue();
+		}
+	}
+
+	@Test
+	void inProgressIsHeldForTheBackOffThenRequeuedInEveryAckMode() {
+		Delegate listener = listenerThrowing(new IdempotencyInProgressException("op", "k", Duration.ofSeconds(30)));
+		long started = System.nanoTime();
+		Throwable thrown = catchThrowable(() -> listener.invokeListener(null, MESSAGE));
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+		assertThat(thrown).isInstanceOf(ListenerExecutionFailedException.class)
+			.cause()
+			.isInstanceOf(ImmediateRequeueAmqpException.class);
+		assertThat(((ListenerExecutionFailedException) thrown).getFailedMessage()).isSameAs(MESSAGE);
+		assertThat(ContainerUtils.shouldRequeue(false, thrown, LogFactory.getLog(getClass()))).isTrue();
+		assertThat(ContainerUtils.isRejectManual(thrown)).isTrue();
+	}
+
+	@Test
+	void inProgressDelaysGrowPerKeyAndNeverOutlastTheLease() {
+		Delegate listener = listenerThrowing(new IdempotencyInProgressException("op", "k", Duration.ofSeconds(30)));
+		catchThrowable(() -> listener.invokeListener(null, MESSAGE));
+		long started = System.nanoTime();
+		catchThrowable(() -> listener.invokeListener(null, MESSAGE));
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+		Delegate shortLease = listenerThrowing(new IdempotencyInProgressException("op", "k", Duration.ofMillis(1)));
+		started = System.nanoTime();
+		catchThrowable(() -> shortLease.invokeListener(null, MESSAGE));
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(250));
+	}
+
+	@Test
+	void storeFailuresAndLostLocksAreRequeuedNeverDropped() {
+		for (IdempotencyException exception : new IdempotencyException[] { new IdempotencyStoreException("store down"),
+				new IdempotencyCompletionException("not recorded", null),
+				new IdempotencyLockLostException("op", "k", 3) }) {
+			Throwable thrown = catchThrowable(() -> listenerThrowing(exception).invokeListener(null, MESSAGE));
+			assertThat(thrown).isInstanceOf(ListenerExecutionFailedException.class);
+			assertThat(ContainerUtils.shouldRequeue(false, thrown, LogFactory.getLog(getClass()))).isTrue();
+		}
+	}
+
+	@Test
+	void retryInterceptorAndRecovererBetweenNeverSeeTheseExceptions() {
+		Advice retry = RetryInterceptorBuilder.stateless()
+			.maxRetries(3)
+			.recoverer(new RejectAndDontRequeueRecoverer())
+			.build();
+		Delegate listener = proxy(failing(new IdempotencyInProgressException("op", "k", Duration.ofMillis(1))), retry);
+		assertThat(catchThrowable(() -> listener.invokeListener(null, MESSAGE)))
+			.hasCauseInstanceOf(ImmediateRequeueAmqpException.class);
+		assertThat(this.calls).hasValue(1);
+	}
+
+	@Test
+	void otherExceptionsAreLeftToTheContainersOwnChain() {
+		IllegalStateException failure = new IllegalStateException("boom");
+		Advice retry = RetryInterceptorBuilder.stateless()
+			.maxRetries(2)
+			.backOffOptions(1, 1, 1)
+			.recoverer((message, cause) -> {
+				throw new AmqpRejectAndDontRequeueException("recovered", cause);
+			})
+			.build();
+		Delegate listener = proxy(failing(failure), retry);
+		Throwable thrown = catchThrowable(() -> listener.invokeListener(null, MESSAGE));
+		assertThat(thrown).isInstanceOf(AmqpRejectAndDontRequeueException.class).hasRootCause(failure);
+		assertThat(this.calls).hasValue(3);
+		assertThat(catchThrowable(() -> proxy(failing(failure)).invokeListener(null, MESSAGE)))
+			.isInstanceOf(ListenerExecutionFailedException.class)
+			.cause()
+			.isSameAs(failure);
+	}
+
+	@Test
+	void replayReturnsNormallySoTheMessageIsAcknowledged() {
+		proxy((channel, data) -> this.calls.incrementAndGet()).invokeListener(null, MESSAGE);
+		assertThat(this.calls).hasValue(1);
+	}
+
+	@Test
+	void factoryGetsTheAdviceAroundItsOwnChainOnce() {
+		Advice own = (MethodInterceptor) (invocation) -> invocation.proceed();
+		SimpleRabbitListenerContainerFactory simple = new SimpleRabbitListenerContainerFactory();
+		simple.setAdviceChain(own);
+		this.configurer.configure(simple);
+		new IdempotencyRabbitListenerConfigurer(InProgressBackOff.DEFAULT).configure(simple);
+		Advice[] chain = simple.getAdviceChain();
+		assertThat(chain).hasSize(3);
+		assertThat(chain[0]).isInstanceOf(FailureDecidingInterceptor.class);
+		assertThat(chain[1]).isSameAs(own);
+		assertThat(chain[2]).isInstanceOf(FailureCapturingInterceptor.class);
+		DirectRabbitListenerContainerFactory direct = new DirectRabbitListenerContainerFactory();
+		this.configurer.configure(direct);
+		assertThat(IdempotencyRabbitListenerConfigurer.isConfigured(direct.getAdviceChain())).isTrue();
+	}
+
+	@Test
+	void badArgumentsAreRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new IdempotencyRabbitListenerConfigurer(null))
+			.withMessage("'backOff' must not be null");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.configurer.adviceChain((Advice) null))
+			.withMessage("'chain' must not contain null elements");
+	}
+
+	private Delegate listenerThrowing(IdempotencyException exception) {
+		return proxy(failing(exception));
+	}
+
+	private Delegate failing(RuntimeException exception) {
+		return (channel, data) -> {
+			this.calls.incrementAndGet();
+			throw new ListenerExecutionFailedException("Listener threw exception", exception, MESSAGE);
+		};
+	}
+
+	private Delegate proxy(Delegate target, Advice... chain) {
+		ProxyFactory factory = new ProxyFactory(target);
+		factory.addInterface(Delegate.class);
+		for (Advice advice : this.configurer.adviceChain(chain)) {
+			factory.addAdvice(advice);
+		}
+		return (Delegate) factory.getProxy();
+	}
+
+	/**
+	 * What a container's advice chain wraps.
+	 */
+	interface Delegate {
+
+		void invokeListener(Object channel, Object data);
+
+	}
+
+}
