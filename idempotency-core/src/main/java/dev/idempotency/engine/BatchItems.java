@@ -180,6 +180,8 @@ final class BatchItems<I> {
 
 		private boolean ran;
 
+		private boolean bypassed;
+
 		private @Nullable Object value;
 
 		private @Nullable BatchOutcome<I, @Nullable Object> outcome;
@@ -217,6 +219,14 @@ final class BatchItems<I> {
 
 		boolean takeover() {
 			return this.takeover;
+		}
+
+		void bypassed() {
+			this.bypassed = true;
+		}
+
+		boolean isBypassed() {
+			return this.bypassed;
 		}
 
 		boolean hasRun() {

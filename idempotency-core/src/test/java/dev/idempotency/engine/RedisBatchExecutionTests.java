@@ -123,6 +123,39 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 	}
 
 	@Test
+	void valueThatIsNotARecordRunsOnlyItsOwnItemUnprotectedWhenTheStoreFailureProceeds() {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		RecordingListener listener = new RecordingListener();
+		try (IdempotencyEngine engine = new IdempotencyEngine(createStore(),
+				new IdempotencyDefaults(standard.settings(), StoreFailurePolicy.PROCEED, standard.maxKeyLength(),
+						standard.maxResultSize(), standard.operations()),
+				List.of(listener))) {
+			IdempotentExecutor executor = executor(engine);
+			executor.execute(name(), "done", String.class, () -> effect(new Item("done")));
+			try (RedisConnection connection = TestRedis.get().connectionFactory().getConnection()) {
+				connection.stringCommands()
+					.set((PREFIX + name() + ":corrupt").getBytes(StandardCharsets.UTF_8),
+							"not a record".getBytes(StandardCharsets.UTF_8));
+			}
+			List<BatchOutcome<Item, String>> outcomes = executor.executeAll(name(),
+					List.of(new Item("done"), new Item("corrupt"), new Item("new")), Item::id, String.class,
+					this::effect);
+			// The store answered for "done" and "new": only "corrupt" runs unprotected,
+			// as
+			// three single calls would
+			assertThat(effects("done")).isOne();
+			assertThat(outcomes.get(0)).isEqualTo(new Replayed<>(new Item("done"), "done", "done#1"));
+			assertThat(outcomes.get(1)).isInstanceOf(Executed.class);
+			assertThat(outcomes.get(2)).isInstanceOf(Executed.class);
+			assertThat(listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED, Outcome.BYPASSED,
+					Outcome.EXECUTED);
+			assertThat(executor.executeAll(name(), List.of(new Item("new")), Item::id, String.class, this::effect))
+				.containsExactly(new Replayed<>(new Item("new"), "new", "new#1"));
+			store().evict(new RecordKey(name(), "corrupt"));
+		}
+	}
+
+	@Test
 	void unreachableStoreFailsTheBatchBeforeAnythingRuns() {
 		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());
