@@ -156,6 +156,36 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 	}
 
 	@Test
+	void batchLongerToAnswerThanOneCommandTimeoutSucceedsWhileRepliesKeepComing() throws Exception {
+		TestRedis redis = TestRedis.get();
+		try (ReplyHoldingProxy proxy = new ReplyHoldingProxy(redis.host(), redis.port())) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory("127.0.0.1", proxy.port());
+			try (IdempotencyEngine engine = new IdempotencyEngine(
+					new RedisIdempotencyStore(factory, PREFIX, Duration.ofMillis(300)), IdempotencyDefaults.STANDARD,
+					List.of())) {
+				IdempotentExecutor executor = executor(engine);
+				// Connects, and has Redis cache both scripts
+				executor.execute(name(), "warm-up", String.class, () -> "r");
+				List<Item> items = new ArrayList<>();
+				for (int i = 0; i < 100; i++) {
+					items.add(new Item("item-" + i));
+				}
+				// The replies to 100 acquires (about 1,600 bytes) take about a second to
+				// come, each within 40ms of the one before: the command timeout bounds
+				// the wait for each reply, not for the whole batch
+				proxy.trickleReplies(100, Duration.ofMillis(40));
+				List<BatchOutcome<Item, String>> outcomes = executor.executeAll(name(), items, Item::id, String.class,
+						this::effect);
+				assertThat(outcomes).hasSize(100).allMatch(Executed.class::isInstance);
+				assertThat(items).allMatch((item) -> effects(item.id()) == 1);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
 	void unreachableStoreFailsTheBatchBeforeAnythingRuns() {
 		try (RedisServer server = TestRedis.startPrivateServer()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.host(), server.port());

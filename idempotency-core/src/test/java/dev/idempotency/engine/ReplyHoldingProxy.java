@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -36,6 +37,11 @@ final class ReplyHoldingProxy implements AutoCloseable {
 
 	private int sentWhileHeld;
 
+	// Bytes of replies relayed at a time, then a pause: a slow link; 0 relays at once
+	private volatile int trickleBytes;
+
+	private volatile long tricklePauseMillis;
+
 	ReplyHoldingProxy(String host, int port) throws IOException {
 		this.host = host;
 		this.port = port;
@@ -58,6 +64,18 @@ final class ReplyHoldingProxy implements AutoCloseable {
 			this.awaited = scripts;
 			this.sentWhileHeld = 0;
 		}
+	}
+
+	/**
+	 * Relay replies from now on a few bytes at a time, pausing after each, like a slow
+	 * link: every reply arrives soon after the one before it, the last long after the
+	 * first.
+	 * @param bytes how many bytes to relay at a time
+	 * @param pause how long to pause after each
+	 */
+	void trickleReplies(int bytes, Duration pause) {
+		this.tricklePauseMillis = pause.toMillis();
+		this.trickleBytes = bytes;
 	}
 
 	/**
@@ -105,8 +123,17 @@ final class ReplyHoldingProxy implements AutoCloseable {
 					else {
 						awaitRelease();
 					}
-					out.write(buffer, 0, read);
-					out.flush();
+					int trickle = commands ? 0 : this.trickleBytes;
+					if (trickle == 0) {
+						out.write(buffer, 0, read);
+						out.flush();
+					}
+					for (int offset = 0; trickle > 0 && offset < read; offset += trickle) {
+						out.write(buffer, offset, Math.min(trickle, read - offset));
+						out.flush();
+						// The pause of a slow link, not a synchronisation
+						Thread.sleep(this.tricklePauseMillis);
+					}
 				}
 			}
 			catch (IOException | InterruptedException ex) {

@@ -29,11 +29,12 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Runs a script once per key on one native Lettuce connection, writing every command in
  * one go ({@link StatefulConnection#dispatch(java.util.Collection)}: one write and one
  * flush, where sending them one by one flushes each) before awaiting any reply, then
- * awaiting the replies together within one command timeout (rather than scheduling a
- * timeout per command). On Redis Cluster, Lettuce routes each command to the connection
- * of its key's primary, so the batch becomes one pipeline per primary, all in flight
- * together. A script that Redis does not have cached is sent again in full for its key
- * alone.
+ * awaiting the replies in order, each within one command timeout of the reply before it
+ * (rather than scheduling a timeout per command): a batch fails for a timeout only when
+ * Redis stops answering for a whole command timeout, however long it takes to run. On
+ * Redis Cluster, Lettuce routes each command to the connection of its key's primary, so
+ * the batch becomes one pipeline per primary, all in flight together. A script that Redis
+ * does not have cached is sent again in full for its key alone.
  */
 final class LettuceBatches {
 
@@ -94,7 +95,15 @@ final class LettuceBatches {
 		long deadline = System.nanoTime() + this.timeoutNanos;
 		List<CompletableFuture<@Nullable T>> replies = new ArrayList<>(keys.size());
 		for (int i = 0; i < sent.size(); i++) {
-			replies.add(settle(sent.get(i), script, keys.get(i), args.get(i), deadline));
+			AsyncCommand<byte[], byte[], T> command = sent.get(i);
+			replies.add(settle(command, script, keys.get(i), args.get(i), deadline));
+			if (!command.isCancelled()) {
+				// Redis answered (or the connection failed it): the next reply is waited
+				// for one more command timeout, so that a batch that takes Redis longer
+				// than one timeout to run does not time out while replies keep coming;
+				// one that Redis stops answering times out as a single command would
+				deadline = System.nanoTime() + this.timeoutNanos;
+			}
 		}
 		return replies;
 	}
