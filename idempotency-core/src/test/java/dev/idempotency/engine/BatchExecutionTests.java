@@ -175,6 +175,21 @@ abstract class BatchExecutionTests {
 	}
 
 	@Test
+	void listTheWorkChangesStillGetsOneOutcomePerItemItWasCalledWith() {
+		// A listener that drains its buffer as it handles each record
+		List<Item> items = new ArrayList<>(List.of(new Item("a"), new Item("b"), new Item("a"), new Item("c")));
+		List<BatchOutcome<Item, String>> outcomes = batch(items, (item) -> {
+			items.remove(0);
+			items.add(new Item("added"));
+			return effect(item);
+		});
+		assertThat(outcomes).containsExactly(new Executed<>(new Item("a"), "a", "a#1"),
+				new Executed<>(new Item("b"), "b", "b#1"), new Replayed<>(new Item("a"), "a", "a#1"),
+				new Executed<>(new Item("c"), "c", "c#1"));
+		assertThat(effects("added")).isZero();
+	}
+
+	@Test
 	void secondBatchReplaysEveryResultWithoutRunningTheWork() {
 		List<Item> items = List.of(new Item("a"), new Item("b"), new Item("c"));
 		batch(items, this::effect);
