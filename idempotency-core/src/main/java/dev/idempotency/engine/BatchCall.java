@@ -11,6 +11,7 @@ import dev.idempotency.BatchOutcome;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.IdempotencyContextHolder;
 import dev.idempotency.IdempotencyException;
+import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.store.AcquireResult;
@@ -180,6 +181,10 @@ final class BatchCall<I> {
 				slot.failed(stop);
 				continue;
 			}
+			if (!attempt.isLeaseHeld()) {
+				lost(slot, attempt);
+				continue;
+			}
 			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);
 			try {
 				slot.ran(this.work.apply(slot.item()));
@@ -192,6 +197,19 @@ final class BatchCall<I> {
 				IdempotencyContextHolder.restore(outer);
 			}
 		}
+	}
+
+	// Unlike a single call, an item waits for the work of the items before it, and its
+	// lease may run out meanwhile (a pause, renewals failing) or another attempt take the
+	// record over: its work would then run twice. It does not run; the record is
+	// released in case it is still this attempt's, so that the next delivery need not
+	// wait for the lease.
+	private void lost(BatchItems<I>.Slot slot, Attempt attempt) {
+		IdempotencyLockLostException ex = new IdempotencyLockLostException(attempt.name(), attempt.key(),
+				attempt.fence());
+		this.engine.report(slot.call(), this.operation, slot.record(), Outcome.LOCK_LOST);
+		this.engine.recorder().release(attempt, this.operation.settings().retention(), ex);
+		slot.failed(ex);
 	}
 
 	private void failed(BatchItems<I>.Slot slot, Attempt attempt, Throwable ex) {

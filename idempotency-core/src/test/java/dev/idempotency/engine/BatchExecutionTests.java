@@ -300,6 +300,55 @@ abstract class BatchExecutionTests {
 	}
 
 	@Test
+	void itemWhoseRecordWasTakenOverBeforeItsTurnIsNotRunAndFailsWithLockLost() {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		Duration lease = Duration.ofMillis(300);
+		OperationSettings shortLease = new OperationSettings(lease, Duration.ofHours(1), OnInProgress.REJECT,
+				Duration.ofSeconds(1));
+		RecordingListener listener = new RecordingListener();
+		AtomicInteger renewals = new AtomicInteger();
+		IdempotencyListener renewalCounter = new IdempotencyListener() {
+
+			@Override
+			public void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+				if (operation == StoreOperation.RENEW) {
+					renewals.incrementAndGet();
+				}
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, new IdempotencyDefaults(shortLease,
+				standard.onStoreFailure(), standard.maxKeyLength(), standard.maxResultSize(), standard.operations()),
+				List.of(listener, renewalCounter))) {
+			RecordKey stolen = new RecordKey(this.name, "stolen");
+			List<BatchOutcome<Item, String>> outcomes = executor(engine).executeAll(this.name,
+					List.of(new Item("first"), new Item("stolen")), Item::id, String.class, (item) -> {
+						if (item.id().equals("first")) {
+							// The batch's lease of "stolen" ran out (a pause, renewals
+							// that
+							// failed) and another attempt took the record over
+							this.store.evict(stolen);
+							this.store.acquire(stolen,
+									new AcquireRequest("thief", Duration.ofMinutes(1), Duration.ofHours(1), null));
+							// Until renewals of both records answered a few times since
+							int awaited = renewals.get() + 5;
+							await().atMost(lease.multipliedBy(20)).until(() -> renewals.get() >= awaited);
+						}
+						return effect(item);
+					});
+			assertThat(effects("stolen")).isZero();
+			assertThat(((Failed<Item, String>) outcomes.get(1)).exception())
+				.isInstanceOf(IdempotencyLockLostException.class);
+			assertThat(outcomes.get(0)).isEqualTo(new Executed<>(new Item("first"), "first", "first#1"));
+			assertThat(listener.outcomes()).containsExactlyInAnyOrder(Outcome.EXECUTED, Outcome.LOCK_LOST);
+			// Still the thief's: its acquire, sent again, finds its own attempt
+			assertThat(this.store.acquire(stolen,
+					new AcquireRequest("thief", Duration.ofMinutes(1), Duration.ofHours(1), null)))
+				.isInstanceOf(AcquireResult.Acquired.class);
+		}
+	}
+
+	@Test
 	void leasesOfEveryItemAreRenewedWhileLaterItemsRun() {
 		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
 		Duration lease = Duration.ofMillis(300);
