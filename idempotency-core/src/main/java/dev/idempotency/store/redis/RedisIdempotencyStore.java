@@ -231,7 +231,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	@Override
 	public List<AcquireResult> acquireAll(List<BatchAcquire> batch) {
 		if (!pipelined(batch)) {
-			return IdempotencyStore.super.acquireAll(batch);
+			return acquireEach(batch);
 		}
 		List<byte[][]> args = new ArrayList<>(batch.size());
 		for (BatchAcquire item : batch) {
@@ -265,6 +265,44 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		if (failure != null) {
 			// The items Redis answered keep their answers: one that is completed must be
 			// replayed even when the batch runs unprotected
+			BatchAcquireException partial = new BatchAcquireException(String.valueOf(failure.getMessage()),
+					failure.getCause(), results);
+			for (Throwable suppressed : failure.getSuppressed()) {
+				partial.addSuppressed(suppressed);
+			}
+			throw partial;
+		}
+		return results.stream().map(Objects::requireNonNull).toList();
+	}
+
+	// One item after the other: a value that is not a record fails its own item, and the
+	// items after it are still asked, since Redis answered; any other failure (Redis
+	// gone,
+	// too few acknowledgements) leaves the items after it unanswered
+	private List<AcquireResult> acquireEach(List<BatchAcquire> batch) {
+		List<@Nullable AcquireResult> results = new ArrayList<>(batch.size());
+		IdempotencyStoreException failure = null;
+		boolean answering = true;
+		for (BatchAcquire item : batch) {
+			if (!answering) {
+				results.add(null);
+				continue;
+			}
+			try {
+				results.add(acquire(item.key(), item.request()));
+			}
+			catch (IdempotencyStoreException ex) {
+				results.add(null);
+				answering = RedisErrors.isCorrupt(ex);
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
 			BatchAcquireException partial = new BatchAcquireException(String.valueOf(failure.getMessage()),
 					failure.getCause(), results);
 			for (Throwable suppressed : failure.getSuppressed()) {
