@@ -190,6 +190,32 @@ abstract class BatchExecutionTests {
 	}
 
 	@Test
+	void workThatInterruptsItsThreadStillCompletesEveryItemAndKeepsTheInterrupt() {
+		List<BatchOutcome<Item, String>> outcomes;
+		try {
+			outcomes = batch(List.of(new Item("a"), new Item("interrupts"), new Item("fails")), (item) -> {
+				if (item.id().equals("interrupts")) {
+					Thread.currentThread().interrupt();
+				}
+				if (item.id().equals("fails")) {
+					throw new IllegalStateException("fails with the thread interrupted");
+				}
+				return effect(item);
+			});
+		}
+		finally {
+			assertThat(Thread.interrupted()).isTrue();
+		}
+		assertThat(outcomes.get(0)).isInstanceOf(Executed.class);
+		assertThat(outcomes.get(1)).isInstanceOf(Executed.class);
+		assertThat(outcomes.get(2)).isInstanceOf(Failed.class);
+		assertThat(this.store.read(new RecordKey(this.name, "interrupts")).orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
+		assertThat(this.store.read(new RecordKey(this.name, "fails")).orElseThrow().state())
+			.isEqualTo(RecordState.FAILED);
+	}
+
+	@Test
 	void secondBatchReplaysEveryResultWithoutRunningTheWork() {
 		List<Item> items = List.of(new Item("a"), new Item("b"), new Item("c"));
 		batch(items, this::effect);
