@@ -100,6 +100,37 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 	}
 
 	@Test
+	void scriptsMissingFromTheServerAreLoadedOnceForTheWholeBatch() throws Exception {
+		try (RedisServer server = TestRedis.startPrivateServer();
+				ReplyHoldingProxy proxy = new ReplyHoldingProxy(server.host(), server.port())) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory("127.0.0.1", proxy.port());
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, PREFIX),
+					IdempotencyDefaults.STANDARD, List.of())) {
+				IdempotentExecutor executor = executor(engine);
+				List<Item> items = new ArrayList<>();
+				for (int i = 0; i < 100; i++) {
+					items.add(new Item("item-" + i));
+				}
+				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect))
+					.allMatch(Executed.class::isInstance);
+				try (RedisConnection connection = factory.getConnection()) {
+					connection.scriptingCommands().scriptFlush();
+				}
+				proxy.takeEvals();
+				// After a restart or a failover, every item gets NOSCRIPT: sending each
+				// script in full, one round trip after the other, would cost a batch of
+				// 10,000 items seconds
+				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect))
+					.allMatch(Replayed.class::isInstance);
+				assertThat(proxy.takeEvals()).isZero();
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
 	void valueThatIsNotARecordInTheMiddleOfABatchFailsItAndAbandonsTheOtherItems() {
 		RecordKey corrupt = new RecordKey(name(), "corrupt");
 		try (RedisConnection connection = TestRedis.get().connectionFactory().getConnection()) {

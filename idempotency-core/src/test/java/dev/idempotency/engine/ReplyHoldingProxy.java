@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP relay in front of a Redis server that, once told to, holds back every reply until
@@ -21,6 +22,11 @@ final class ReplyHoldingProxy implements AutoCloseable {
 
 	// How a RESP client sends the command name: a bulk string
 	private static final byte[] EVALSHA = "$7\r\nEVALSHA\r\n".getBytes(StandardCharsets.US_ASCII);
+
+	// A script sent in full
+	private static final byte[] EVAL = "$4\r\nEVAL\r\n".getBytes(StandardCharsets.US_ASCII);
+
+	private final AtomicInteger evals = new AtomicInteger();
 
 	private final ServerSocket server;
 
@@ -79,6 +85,14 @@ final class ReplyHoldingProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Return how many scripts the client sent in full ({@code EVAL}) and forget them.
+	 * @return the number of scripts sent in full since the last call
+	 */
+	int takeEvals() {
+		return this.evals.getAndSet(0);
+	}
+
+	/**
 	 * Return how many scripts the client sent while replies were held, the last time.
 	 * @return the number of scripts
 	 */
@@ -116,7 +130,10 @@ final class ReplyHoldingProxy implements AutoCloseable {
 					if (commands) {
 						System.arraycopy(buffer, 0, window, carried, read);
 						int length = carried + read;
-						sent(count(window, length));
+						sent(count(window, length, EVALSHA));
+						// A whole EVAL in the carried end was counted with the read
+						// before
+						this.evals.addAndGet(count(window, length, EVAL) - count(window, carried, EVAL));
 						carried = Math.min(EVALSHA.length - 1, length);
 						System.arraycopy(window, length - carried, window, 0, carried);
 					}
@@ -164,14 +181,14 @@ final class ReplyHoldingProxy implements AutoCloseable {
 		}
 	}
 
-	private static int count(byte[] bytes, int length) {
+	private static int count(byte[] bytes, int length, byte[] name) {
 		int count = 0;
-		for (int i = 0; i + EVALSHA.length <= length; i++) {
+		for (int i = 0; i + name.length <= length; i++) {
 			int j = 0;
-			while (j < EVALSHA.length && bytes[i + j] == EVALSHA[j]) {
+			while (j < name.length && bytes[i + j] == name[j]) {
 				j++;
 			}
-			if (j == EVALSHA.length) {
+			if (j == name.length) {
 				count++;
 			}
 		}

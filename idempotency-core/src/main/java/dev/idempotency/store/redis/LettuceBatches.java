@@ -34,7 +34,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Redis stops answering for a whole command timeout, however long it takes to run. On
  * Redis Cluster, Lettuce routes each command to the connection of its key's primary, so
  * the batch becomes one pipeline per primary, all in flight together. A script that Redis
- * does not have cached is sent again in full for its key alone.
+ * does not have cached is loaded once and the items that missed it sent again together;
+ * if it is missing still, each is sent in full on its own.
  */
 final class LettuceBatches {
 
@@ -83,6 +84,38 @@ final class LettuceBatches {
 	 * @return the reply or failure of each run, every one complete
 	 */
 	<T> List<CompletableFuture<@Nullable T>> run(RedisScript<T> script, List<byte[]> keys, List<byte[][]> args) {
+		List<CompletableFuture<@Nullable T>> replies = run(script, keys, args, true);
+		List<Integer> missing = new ArrayList<>();
+		for (int i = 0; i < replies.size(); i++) {
+			if (replies.get(i).handle((reply, ex) -> ex != null && RedisErrors.isNoScript(ex)).join()) {
+				missing.add(i);
+			}
+		}
+		if (missing.isEmpty()) {
+			return replies;
+		}
+		// Redis lost its scripts (a restart, a failover, SCRIPT FLUSH): every item of the
+		// batch got NOSCRIPT. The script is loaded once and the items sent again in one
+		// pipeline, rather than each in full, one round trip after the other.
+		try {
+			LettuceScriptRunner.await(this.commands.scriptLoad(script.getScriptAsString()), this.timeoutNanos);
+		}
+		catch (RuntimeException ex) {
+			// Each item is then sent in full on its own
+		}
+		List<CompletableFuture<@Nullable T>> again = run(script, missing.stream().map(keys::get).toList(),
+				missing.stream().map(args::get).toList(), false);
+		List<CompletableFuture<@Nullable T>> all = new ArrayList<>(replies);
+		for (int i = 0; i < missing.size(); i++) {
+			all.set(missing.get(i), again.get(i));
+		}
+		return all;
+	}
+
+	// With reload, a script missing from Redis fails its item with NOSCRIPT, for the
+	// batch to load it once; without, the item is sent again in full
+	private <T> List<CompletableFuture<@Nullable T>> run(RedisScript<T> script, List<byte[]> keys, List<byte[][]> args,
+			boolean reload) {
 		List<AsyncCommand<byte[], byte[], T>> sent = new ArrayList<>(keys.size());
 		for (int i = 0; i < keys.size(); i++) {
 			CommandArgs<byte[], byte[]> commandArgs = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script.getSha1())
@@ -96,7 +129,7 @@ final class LettuceBatches {
 		List<CompletableFuture<@Nullable T>> replies = new ArrayList<>(keys.size());
 		for (int i = 0; i < sent.size(); i++) {
 			AsyncCommand<byte[], byte[], T> command = sent.get(i);
-			replies.add(settle(command, script, keys.get(i), args.get(i), deadline));
+			replies.add(settle(command, script, keys.get(i), args.get(i), deadline, reload));
 			if (!command.isCancelled()) {
 				// Redis answered (or the connection failed it): the next reply is waited
 				// for one more command timeout, so that a batch that takes Redis longer
@@ -109,7 +142,7 @@ final class LettuceBatches {
 	}
 
 	private <T> CompletableFuture<@Nullable T> settle(AsyncCommand<byte[], byte[], T> command, RedisScript<T> script,
-			byte[] key, byte[][] args, long deadline) {
+			byte[] key, byte[][] args, long deadline, boolean reload) {
 		try {
 			try {
 				return CompletableFuture.completedFuture(LettuceFutures.awaitOrCancel(command,
@@ -118,6 +151,9 @@ final class LettuceBatches {
 			catch (RuntimeException ex) {
 				if (!RedisErrors.isNoScript(ex)) {
 					throw ex;
+				}
+				if (reload) {
+					return CompletableFuture.failedFuture(ex);
 				}
 				byte[][] keys = { key };
 				return CompletableFuture
