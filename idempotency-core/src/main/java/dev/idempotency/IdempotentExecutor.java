@@ -83,7 +83,8 @@ public interface IdempotentExecutor {
 	 * @param <I> the item type
 	 * @param <T> the result type
 	 * @param name the operation name, following the rules of {@link Idempotent#name()}
-	 * @param items the items, none {@code null}
+	 * @param items the items, none {@code null}, copied when the call starts (the work
+	 * may change the list)
 	 * @param keyFunction the idempotency key of an item; its {@code toString()} is used
 	 * @param resultType the type results are stored and replayed as
 	 * @param work the work to do once per key, given the item
@@ -102,7 +103,8 @@ public interface IdempotentExecutor {
 	 * @param <I> the item type
 	 * @param <T> the result type
 	 * @param name the operation name, following the rules of {@link Idempotent#name()}
-	 * @param items the items, none {@code null}
+	 * @param items the items, none {@code null}, copied when the call starts (the work
+	 * may change the list)
 	 * @param keyFunction the idempotency key of an item; its {@code toString()} is used
 	 * @param resultType the type results are stored and replayed as
 	 * @param work the work to do once per key, given the item
@@ -123,7 +125,8 @@ public interface IdempotentExecutor {
 	 * @param <I> the item type
 	 * @param <T> the result type
 	 * @param name the operation name, following the rules of {@link Idempotent#name()}
-	 * @param items the items, none {@code null}
+	 * @param items the items, none {@code null}, copied when the call starts (the work
+	 * may change the list)
 	 * @param keyFunction the idempotency key of an item; its {@code toString()} is used
 	 * @param payloadFunction the payload of an item to fingerprint, or {@code null} for
 	 * none
@@ -172,7 +175,8 @@ public interface IdempotentExecutor {
 	 * @param <I> the item type
 	 * @param <T> the result type
 	 * @param name the operation name, following the rules of {@link Idempotent#name()}
-	 * @param items the items, none {@code null}
+	 * @param items the items, none {@code null}, copied when the call starts (the work
+	 * may change the list)
 	 * @param keyFunction the idempotency key of an item; its {@code toString()} is used
 	 * @param payloadFunction the payload of an item to fingerprint (a later item or call
 	 * with the same key and a different payload is {@link BatchOutcome.KeyReused}), or

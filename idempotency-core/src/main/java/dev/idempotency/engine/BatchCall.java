@@ -2,6 +2,7 @@ package dev.idempotency.engine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -10,6 +11,7 @@ import dev.idempotency.BatchOutcome;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.IdempotencyContextHolder;
 import dev.idempotency.IdempotencyException;
+import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.store.AcquireResult;
@@ -17,6 +19,7 @@ import dev.idempotency.store.AcquireResult.Acquired;
 import dev.idempotency.store.AcquireResult.Completed;
 import dev.idempotency.store.AcquireResult.InProgress;
 import dev.idempotency.store.BatchAcquire;
+import dev.idempotency.store.BatchAcquireException;
 
 import org.springframework.util.Assert;
 
@@ -51,36 +54,58 @@ final class BatchCall<I> {
 
 	List<BatchOutcome<I, @Nullable Object>> run() {
 		List<BatchItems<I>.Slot> slots = this.items.slots();
-		List<AcquireResult> results;
-		long sentNanos;
+		List<? extends @Nullable AcquireResult> results;
+		long sentNanos = this.engine.nanoClock().getAsLong();
+		@Nullable RuntimeException failure = null;
 		boolean interrupted = Thread.interrupted();
 		try {
-			sentNanos = this.engine.nanoClock().getAsLong();
 			results = this.engine.getStore()
 				.acquireAll(slots.stream().map((slot) -> new BatchAcquire(slot.record(), slot.request())).toList());
 		}
 		catch (RuntimeException ex) {
-			for (BatchItems<I>.Slot slot : slots) {
-				this.engine.acquirer().abandon(slot.record(), slot.request());
+			List<@Nullable AcquireResult> answered = answered(ex, slots.size());
+			for (int i = 0; i < slots.size(); i++) {
+				if (answered == null || answered.get(i) == null) {
+					this.engine.acquirer().abandon(slots.get(i).record(), slots.get(i).request());
+				}
 			}
-			return unacquired(ex);
+			if (answered == null) {
+				return unacquired(ex);
+			}
+			results = answered;
+			failure = ex;
 		}
 		finally {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
 		}
-		Assert.state(results.size() == slots.size(), () -> "Store " + this.engine.getStore().type() + " answered "
-				+ results.size() + " results to a batch of " + slots.size() + " acquires");
-		this.engine.outage().answered();
+		int answers = results.size();
+		Assert.state(answers == slots.size(), () -> "Store " + this.engine.getStore().type() + " answered " + answers
+				+ " results to a batch of " + slots.size() + " acquires");
+		if (failure == null) {
+			this.engine.outage().answered();
+		}
 		List<BatchItems<I>.Slot> taken = new ArrayList<>();
+		List<BatchItems<I>.Slot> toRun = new ArrayList<>();
 		try {
 			for (int i = 0; i < slots.size(); i++) {
-				if (decide(slots.get(i), results.get(i), sentNanos)) {
-					taken.add(slots.get(i));
+				BatchItems<I>.Slot slot = slots.get(i);
+				AcquireResult result = results.get(i);
+				if (result == null) {
+					// Reports the item bypassed: only the items the store failed to
+					// answer
+					// run unprotected, an item it answered completed is replayed
+					this.engine.bypass(slot.call(), this.operation, slot.record(), Objects.requireNonNull(failure));
+					slot.bypassed();
+					toRun.add(slot);
+				}
+				else if (decide(slot, result, sentNanos)) {
+					taken.add(slot);
+					toRun.add(slot);
 				}
 			}
-			runAll(taken);
+			runAll(toRun);
 			new BatchRecorder(this.engine, this.operation).record(taken);
 		}
 		finally {
@@ -133,13 +158,31 @@ final class BatchCall<I> {
 		return false;
 	}
 
-	private void runAll(List<BatchItems<I>.Slot> taken) {
-		for (BatchItems<I>.Slot slot : taken) {
+	// Under on-store-failure=proceed, the answers of the items a partly failed batch
+	// acquire did answer, or null when the batch must be treated as unanswered
+	private @Nullable List<@Nullable AcquireResult> answered(RuntimeException ex, int size) {
+		if (this.engine.getDefaults().onStoreFailure() == StoreFailurePolicy.PROCEED
+				&& ex instanceof BatchAcquireException partial && partial.results().size() == size) {
+			return partial.results();
+		}
+		return null;
+	}
+
+	private void runAll(List<BatchItems<I>.Slot> toRun) {
+		for (BatchItems<I>.Slot slot : toRun) {
+			if (slot.isBypassed()) {
+				runUnprotected(slot);
+				continue;
+			}
 			Attempt attempt = slot.attempt();
 			Error stop = this.fatal;
 			if (stop != null) {
 				this.engine.released(slot.call(), this.operation, attempt, stop);
 				slot.failed(stop);
+				continue;
+			}
+			if (!attempt.isLeaseHeld()) {
+				lost(slot, attempt);
 				continue;
 			}
 			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);
@@ -154,6 +197,19 @@ final class BatchCall<I> {
 				IdempotencyContextHolder.restore(outer);
 			}
 		}
+	}
+
+	// Unlike a single call, an item waits for the work of the items before it, and its
+	// lease may run out meanwhile (a pause, renewals failing) or another attempt take the
+	// record over: its work would then run twice. It does not run; the record is
+	// released in case it is still this attempt's, so that the next delivery need not
+	// wait for the lease.
+	private void lost(BatchItems<I>.Slot slot, Attempt attempt) {
+		IdempotencyLockLostException ex = new IdempotencyLockLostException(attempt.name(), attempt.key(),
+				attempt.fence());
+		this.engine.report(slot.call(), this.operation, slot.record(), Outcome.LOCK_LOST);
+		this.engine.recorder().release(attempt, this.operation.settings().retention(), ex);
+		slot.failed(ex);
 	}
 
 	private void failed(BatchItems<I>.Slot slot, Attempt attempt, Throwable ex) {
@@ -181,20 +237,24 @@ final class BatchCall<I> {
 		}
 		for (BatchItems<I>.Slot slot : slots) {
 			this.engine.bypass(slot.call(), this.operation, slot.record(), ex);
-			Error stop = this.fatal;
-			if (stop != null) {
-				slot.failed(stop);
-				continue;
-			}
-			try {
-				slot.executed(this.work.apply(slot.item()));
-			}
-			catch (Throwable failure) {
-				stopOn(failure);
-				slot.failed(failure);
-			}
+			runUnprotected(slot);
 		}
 		return finish();
+	}
+
+	private void runUnprotected(BatchItems<I>.Slot slot) {
+		Error stop = this.fatal;
+		if (stop != null) {
+			slot.failed(stop);
+			return;
+		}
+		try {
+			slot.executed(this.work.apply(slot.item()));
+		}
+		catch (Throwable failure) {
+			stopOn(failure);
+			slot.failed(failure);
+		}
 	}
 
 	private List<BatchOutcome<I, @Nullable Object>> finish() {

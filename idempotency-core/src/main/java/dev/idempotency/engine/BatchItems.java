@@ -49,13 +49,16 @@ final class BatchItems<I> {
 			@Nullable Function<? super I, byte @Nullable []> fingerprints,
 			Function<byte @Nullable [], AcquireRequest> requests) {
 		this.listeners = listeners;
-		this.items = items;
-		int size = items.size();
+		// A copy: the work may change the caller's list (a buffer drained as it is
+		// handled), and each item's work and outcome must be those of the item it was
+		// called with
+		this.items = new ArrayList<>(items);
+		int size = this.items.size();
 		RecordKey[] keys = new RecordKey[size];
 		this.fingerprints = (fingerprints != null) ? new byte[size][] : null;
 		// Every key and payload is checked before any call is observed or anything runs
 		for (int i = 0; i < size; i++) {
-			I item = items.get(i);
+			I item = this.items.get(i);
 			Assert.isTrue(item != null, () -> "'items' must not contain null elements");
 			keys[i] = records.apply(item);
 			if (fingerprints != null) {
@@ -180,6 +183,8 @@ final class BatchItems<I> {
 
 		private boolean ran;
 
+		private boolean bypassed;
+
 		private @Nullable Object value;
 
 		private @Nullable BatchOutcome<I, @Nullable Object> outcome;
@@ -217,6 +222,14 @@ final class BatchItems<I> {
 
 		boolean takeover() {
 			return this.takeover;
+		}
+
+		void bypassed() {
+			this.bypassed = true;
+		}
+
+		boolean isBypassed() {
+			return this.bypassed;
 		}
 
 		boolean hasRun() {

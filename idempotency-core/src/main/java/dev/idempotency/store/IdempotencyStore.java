@@ -52,7 +52,10 @@ public interface IdempotencyStore {
 	 * When the store fails for any item, the whole call fails with
 	 * {@link IdempotencyStoreException}, and any item, before or after the one that
 	 * failed, may have been acquired all the same: the caller {@link #abandon abandons}
-	 * every item of the batch.
+	 * every item of the batch. A store that did learn the fate of some items throws
+	 * {@link BatchAcquireException} with their results, so that a caller running
+	 * unprotected on store failures replays an item found completed instead of running it
+	 * again.
 	 * @param batch the items, each a record and its request
 	 * @return what each item found and did, in the order of the batch
 	 * @throws IdempotencyStoreException when the store fails for any item

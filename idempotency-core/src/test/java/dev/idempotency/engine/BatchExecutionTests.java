@@ -175,6 +175,47 @@ abstract class BatchExecutionTests {
 	}
 
 	@Test
+	void listTheWorkChangesStillGetsOneOutcomePerItemItWasCalledWith() {
+		// A listener that drains its buffer as it handles each record
+		List<Item> items = new ArrayList<>(List.of(new Item("a"), new Item("b"), new Item("a"), new Item("c")));
+		List<BatchOutcome<Item, String>> outcomes = batch(items, (item) -> {
+			items.remove(0);
+			items.add(new Item("added"));
+			return effect(item);
+		});
+		assertThat(outcomes).containsExactly(new Executed<>(new Item("a"), "a", "a#1"),
+				new Executed<>(new Item("b"), "b", "b#1"), new Replayed<>(new Item("a"), "a", "a#1"),
+				new Executed<>(new Item("c"), "c", "c#1"));
+		assertThat(effects("added")).isZero();
+	}
+
+	@Test
+	void workThatInterruptsItsThreadStillCompletesEveryItemAndKeepsTheInterrupt() {
+		List<BatchOutcome<Item, String>> outcomes;
+		try {
+			outcomes = batch(List.of(new Item("a"), new Item("interrupts"), new Item("fails")), (item) -> {
+				if (item.id().equals("interrupts")) {
+					Thread.currentThread().interrupt();
+				}
+				if (item.id().equals("fails")) {
+					throw new IllegalStateException("fails with the thread interrupted");
+				}
+				return effect(item);
+			});
+		}
+		finally {
+			assertThat(Thread.interrupted()).isTrue();
+		}
+		assertThat(outcomes.get(0)).isInstanceOf(Executed.class);
+		assertThat(outcomes.get(1)).isInstanceOf(Executed.class);
+		assertThat(outcomes.get(2)).isInstanceOf(Failed.class);
+		assertThat(this.store.read(new RecordKey(this.name, "interrupts")).orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
+		assertThat(this.store.read(new RecordKey(this.name, "fails")).orElseThrow().state())
+			.isEqualTo(RecordState.FAILED);
+	}
+
+	@Test
 	void secondBatchReplaysEveryResultWithoutRunningTheWork() {
 		List<Item> items = List.of(new Item("a"), new Item("b"), new Item("c"));
 		batch(items, this::effect);
@@ -282,6 +323,55 @@ abstract class BatchExecutionTests {
 			.isEqualTo(RecordState.FAILED);
 		assertThat(this.store.read(new RecordKey(this.name, "never")).orElseThrow().state())
 			.isEqualTo(RecordState.FAILED);
+	}
+
+	@Test
+	void itemWhoseRecordWasTakenOverBeforeItsTurnIsNotRunAndFailsWithLockLost() {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		Duration lease = Duration.ofMillis(300);
+		OperationSettings shortLease = new OperationSettings(lease, Duration.ofHours(1), OnInProgress.REJECT,
+				Duration.ofSeconds(1));
+		RecordingListener listener = new RecordingListener();
+		AtomicInteger renewals = new AtomicInteger();
+		IdempotencyListener renewalCounter = new IdempotencyListener() {
+
+			@Override
+			public void onStoreOperation(StoreOperation operation, String store, long nanos, boolean succeeded) {
+				if (operation == StoreOperation.RENEW) {
+					renewals.incrementAndGet();
+				}
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, new IdempotencyDefaults(shortLease,
+				standard.onStoreFailure(), standard.maxKeyLength(), standard.maxResultSize(), standard.operations()),
+				List.of(listener, renewalCounter))) {
+			RecordKey stolen = new RecordKey(this.name, "stolen");
+			List<BatchOutcome<Item, String>> outcomes = executor(engine).executeAll(this.name,
+					List.of(new Item("first"), new Item("stolen")), Item::id, String.class, (item) -> {
+						if (item.id().equals("first")) {
+							// The batch's lease of "stolen" ran out (a pause, renewals
+							// that
+							// failed) and another attempt took the record over
+							this.store.evict(stolen);
+							this.store.acquire(stolen,
+									new AcquireRequest("thief", Duration.ofMinutes(1), Duration.ofHours(1), null));
+							// Until renewals of both records answered a few times since
+							int awaited = renewals.get() + 5;
+							await().atMost(lease.multipliedBy(20)).until(() -> renewals.get() >= awaited);
+						}
+						return effect(item);
+					});
+			assertThat(effects("stolen")).isZero();
+			assertThat(((Failed<Item, String>) outcomes.get(1)).exception())
+				.isInstanceOf(IdempotencyLockLostException.class);
+			assertThat(outcomes.get(0)).isEqualTo(new Executed<>(new Item("first"), "first", "first#1"));
+			assertThat(listener.outcomes()).containsExactlyInAnyOrder(Outcome.EXECUTED, Outcome.LOCK_LOST);
+			// Still the thief's: its acquire, sent again, finds its own attempt
+			assertThat(this.store.acquire(stolen,
+					new AcquireRequest("thief", Duration.ofMinutes(1), Duration.ofHours(1), null)))
+				.isInstanceOf(AcquireResult.Acquired.class);
+		}
 	}
 
 	@Test

@@ -100,6 +100,37 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 	}
 
 	@Test
+	void scriptsMissingFromTheServerAreLoadedOnceForTheWholeBatch() throws Exception {
+		try (RedisServer server = TestRedis.startPrivateServer();
+				ReplyHoldingProxy proxy = new ReplyHoldingProxy(server.host(), server.port())) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory("127.0.0.1", proxy.port());
+			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, PREFIX),
+					IdempotencyDefaults.STANDARD, List.of())) {
+				IdempotentExecutor executor = executor(engine);
+				List<Item> items = new ArrayList<>();
+				for (int i = 0; i < 100; i++) {
+					items.add(new Item("item-" + i));
+				}
+				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect))
+					.allMatch(Executed.class::isInstance);
+				try (RedisConnection connection = factory.getConnection()) {
+					connection.scriptingCommands().scriptFlush();
+				}
+				proxy.takeEvals();
+				// After a restart or a failover, every item gets NOSCRIPT: sending each
+				// script in full, one round trip after the other, would cost a batch of
+				// 10,000 items seconds
+				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect))
+					.allMatch(Replayed.class::isInstance);
+				assertThat(proxy.takeEvals()).isZero();
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
 	void valueThatIsNotARecordInTheMiddleOfABatchFailsItAndAbandonsTheOtherItems() {
 		RecordKey corrupt = new RecordKey(name(), "corrupt");
 		try (RedisConnection connection = TestRedis.get().connectionFactory().getConnection()) {
@@ -120,6 +151,69 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 			assertThat(store().acquire(key, next)).isEqualTo(new Acquired(2, false));
 		}
 		store().evict(corrupt);
+	}
+
+	@Test
+	void valueThatIsNotARecordRunsOnlyItsOwnItemUnprotectedWhenTheStoreFailureProceeds() {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		RecordingListener listener = new RecordingListener();
+		try (IdempotencyEngine engine = new IdempotencyEngine(createStore(),
+				new IdempotencyDefaults(standard.settings(), StoreFailurePolicy.PROCEED, standard.maxKeyLength(),
+						standard.maxResultSize(), standard.operations()),
+				List.of(listener))) {
+			IdempotentExecutor executor = executor(engine);
+			executor.execute(name(), "done", String.class, () -> effect(new Item("done")));
+			try (RedisConnection connection = TestRedis.get().connectionFactory().getConnection()) {
+				connection.stringCommands()
+					.set((PREFIX + name() + ":corrupt").getBytes(StandardCharsets.UTF_8),
+							"not a record".getBytes(StandardCharsets.UTF_8));
+			}
+			List<BatchOutcome<Item, String>> outcomes = executor.executeAll(name(),
+					List.of(new Item("done"), new Item("corrupt"), new Item("new")), Item::id, String.class,
+					this::effect);
+			// The store answered for "done" and "new": only "corrupt" runs unprotected,
+			// as
+			// three single calls would
+			assertThat(effects("done")).isOne();
+			assertThat(outcomes.get(0)).isEqualTo(new Replayed<>(new Item("done"), "done", "done#1"));
+			assertThat(outcomes.get(1)).isInstanceOf(Executed.class);
+			assertThat(outcomes.get(2)).isInstanceOf(Executed.class);
+			assertThat(listener.outcomes()).containsExactly(Outcome.EXECUTED, Outcome.REPLAYED, Outcome.BYPASSED,
+					Outcome.EXECUTED);
+			assertThat(executor.executeAll(name(), List.of(new Item("new")), Item::id, String.class, this::effect))
+				.containsExactly(new Replayed<>(new Item("new"), "new", "new#1"));
+			store().evict(new RecordKey(name(), "corrupt"));
+		}
+	}
+
+	@Test
+	void batchLongerToAnswerThanOneCommandTimeoutSucceedsWhileRepliesKeepComing() throws Exception {
+		TestRedis redis = TestRedis.get();
+		try (ReplyHoldingProxy proxy = new ReplyHoldingProxy(redis.host(), redis.port())) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory("127.0.0.1", proxy.port());
+			try (IdempotencyEngine engine = new IdempotencyEngine(
+					new RedisIdempotencyStore(factory, PREFIX, Duration.ofMillis(300)), IdempotencyDefaults.STANDARD,
+					List.of())) {
+				IdempotentExecutor executor = executor(engine);
+				// Connects, and has Redis cache both scripts
+				executor.execute(name(), "warm-up", String.class, () -> "r");
+				List<Item> items = new ArrayList<>();
+				for (int i = 0; i < 100; i++) {
+					items.add(new Item("item-" + i));
+				}
+				// The replies to 100 acquires (about 1,600 bytes) take about a second to
+				// come, each within 40ms of the one before: the command timeout bounds
+				// the wait for each reply, not for the whole batch
+				proxy.trickleReplies(100, Duration.ofMillis(40));
+				List<BatchOutcome<Item, String>> outcomes = executor.executeAll(name(), items, Item::id, String.class,
+						this::effect);
+				assertThat(outcomes).hasSize(100).allMatch(Executed.class::isInstance);
+				assertThat(items).allMatch((item) -> effects(item.id()) == 1);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
 	}
 
 	@Test

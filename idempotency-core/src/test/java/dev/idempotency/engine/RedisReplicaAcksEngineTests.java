@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.idempotency.BatchOutcome;
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
@@ -175,6 +177,32 @@ class RedisReplicaAcksEngineTests {
 			for (String key : keys) {
 				assertThat(get(replicaFactory, operation, key)).isEqualTo(get(factory, operation, key)).isNotNull();
 			}
+		}
+	}
+
+	// Replica acknowledgements take the items one after the other: a value that is not a
+	// record fails its own item, and the items around it keep what Redis answered them
+	@Test
+	void valueThatIsNotARecordRunsOnlyItsOwnItemUnprotectedWhenTheStoreFailureProceeds() {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		try (IdempotencyEngine engine = new IdempotencyEngine(store(), new IdempotencyDefaults(standard.settings(),
+				StoreFailurePolicy.PROCEED, standard.maxKeyLength(), standard.maxResultSize(), standard.operations()),
+				List.of())) {
+			Operation operation = operation(Duration.ofSeconds(30));
+			AtomicInteger runs = new AtomicInteger();
+			List<String> done = List.of("before", "after");
+			engine.executeAll(operation, done, (key) -> key, null, (key) -> key + runs.incrementAndGet());
+			try (RedisConnection connection = factory.getConnection()) {
+				connection.stringCommands()
+					.set((PREFIX + operation.name() + ":corrupt").getBytes(StandardCharsets.UTF_8),
+							"not a record".getBytes(StandardCharsets.UTF_8));
+			}
+			List<BatchOutcome<String, @Nullable Object>> outcomes = engine.executeAll(operation,
+					List.of("before", "corrupt", "after"), (key) -> key, null, (key) -> key + runs.incrementAndGet());
+			assertThat(runs).hasValue(3);
+			assertThat(outcomes.get(0)).isEqualTo(new BatchOutcome.Replayed<>("before", "before", "before1"));
+			assertThat(outcomes.get(1)).isEqualTo(new BatchOutcome.Executed<>("corrupt", "corrupt", "corrupt3"));
+			assertThat(outcomes.get(2)).isEqualTo(new BatchOutcome.Replayed<>("after", "after", "after2"));
 		}
 	}
 

@@ -7,8 +7,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP relay in front of a Redis server that, once told to, holds back every reply until
@@ -20,6 +22,11 @@ final class ReplyHoldingProxy implements AutoCloseable {
 
 	// How a RESP client sends the command name: a bulk string
 	private static final byte[] EVALSHA = "$7\r\nEVALSHA\r\n".getBytes(StandardCharsets.US_ASCII);
+
+	// A script sent in full
+	private static final byte[] EVAL = "$4\r\nEVAL\r\n".getBytes(StandardCharsets.US_ASCII);
+
+	private final AtomicInteger evals = new AtomicInteger();
 
 	private final ServerSocket server;
 
@@ -35,6 +42,11 @@ final class ReplyHoldingProxy implements AutoCloseable {
 	private int awaited;
 
 	private int sentWhileHeld;
+
+	// Bytes of replies relayed at a time, then a pause: a slow link; 0 relays at once
+	private volatile int trickleBytes;
+
+	private volatile long tricklePauseMillis;
 
 	ReplyHoldingProxy(String host, int port) throws IOException {
 		this.host = host;
@@ -58,6 +70,26 @@ final class ReplyHoldingProxy implements AutoCloseable {
 			this.awaited = scripts;
 			this.sentWhileHeld = 0;
 		}
+	}
+
+	/**
+	 * Relay replies from now on a few bytes at a time, pausing after each, like a slow
+	 * link: every reply arrives soon after the one before it, the last long after the
+	 * first.
+	 * @param bytes how many bytes to relay at a time
+	 * @param pause how long to pause after each
+	 */
+	void trickleReplies(int bytes, Duration pause) {
+		this.tricklePauseMillis = pause.toMillis();
+		this.trickleBytes = bytes;
+	}
+
+	/**
+	 * Return how many scripts the client sent in full ({@code EVAL}) and forget them.
+	 * @return the number of scripts sent in full since the last call
+	 */
+	int takeEvals() {
+		return this.evals.getAndSet(0);
 	}
 
 	/**
@@ -98,15 +130,27 @@ final class ReplyHoldingProxy implements AutoCloseable {
 					if (commands) {
 						System.arraycopy(buffer, 0, window, carried, read);
 						int length = carried + read;
-						sent(count(window, length));
+						sent(count(window, length, EVALSHA));
+						// A whole EVAL in the carried end was counted with the read
+						// before
+						this.evals.addAndGet(count(window, length, EVAL) - count(window, carried, EVAL));
 						carried = Math.min(EVALSHA.length - 1, length);
 						System.arraycopy(window, length - carried, window, 0, carried);
 					}
 					else {
 						awaitRelease();
 					}
-					out.write(buffer, 0, read);
-					out.flush();
+					int trickle = commands ? 0 : this.trickleBytes;
+					if (trickle == 0) {
+						out.write(buffer, 0, read);
+						out.flush();
+					}
+					for (int offset = 0; trickle > 0 && offset < read; offset += trickle) {
+						out.write(buffer, offset, Math.min(trickle, read - offset));
+						out.flush();
+						// The pause of a slow link, not a synchronisation
+						Thread.sleep(this.tricklePauseMillis);
+					}
 				}
 			}
 			catch (IOException | InterruptedException ex) {
@@ -137,14 +181,14 @@ final class ReplyHoldingProxy implements AutoCloseable {
 		}
 	}
 
-	private static int count(byte[] bytes, int length) {
+	private static int count(byte[] bytes, int length, byte[] name) {
 		int count = 0;
-		for (int i = 0; i + EVALSHA.length <= length; i++) {
+		for (int i = 0; i + name.length <= length; i++) {
 			int j = 0;
-			while (j < EVALSHA.length && bytes[i + j] == EVALSHA[j]) {
+			while (j < name.length && bytes[i + j] == name[j]) {
 				j++;
 			}
-			if (j == EVALSHA.length) {
+			if (j == name.length) {
 				count++;
 			}
 		}

@@ -29,11 +29,13 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Runs a script once per key on one native Lettuce connection, writing every command in
  * one go ({@link StatefulConnection#dispatch(java.util.Collection)}: one write and one
  * flush, where sending them one by one flushes each) before awaiting any reply, then
- * awaiting the replies together within one command timeout (rather than scheduling a
- * timeout per command). On Redis Cluster, Lettuce routes each command to the connection
- * of its key's primary, so the batch becomes one pipeline per primary, all in flight
- * together. A script that Redis does not have cached is sent again in full for its key
- * alone.
+ * awaiting the replies in order, each within one command timeout of the reply before it
+ * (rather than scheduling a timeout per command): a batch fails for a timeout only when
+ * Redis stops answering for a whole command timeout, however long it takes to run. On
+ * Redis Cluster, Lettuce routes each command to the connection of its key's primary, so
+ * the batch becomes one pipeline per primary, all in flight together. A script that Redis
+ * does not have cached is loaded once and the items that missed it sent again together;
+ * if it is missing still, each is sent in full on its own.
  */
 final class LettuceBatches {
 
@@ -82,6 +84,38 @@ final class LettuceBatches {
 	 * @return the reply or failure of each run, every one complete
 	 */
 	<T> List<CompletableFuture<@Nullable T>> run(RedisScript<T> script, List<byte[]> keys, List<byte[][]> args) {
+		List<CompletableFuture<@Nullable T>> replies = run(script, keys, args, true);
+		List<Integer> missing = new ArrayList<>();
+		for (int i = 0; i < replies.size(); i++) {
+			if (replies.get(i).handle((reply, ex) -> ex != null && RedisErrors.isNoScript(ex)).join()) {
+				missing.add(i);
+			}
+		}
+		if (missing.isEmpty()) {
+			return replies;
+		}
+		// Redis lost its scripts (a restart, a failover, SCRIPT FLUSH): every item of the
+		// batch got NOSCRIPT. The script is loaded once and the items sent again in one
+		// pipeline, rather than each in full, one round trip after the other.
+		try {
+			LettuceScriptRunner.await(this.commands.scriptLoad(script.getScriptAsString()), this.timeoutNanos);
+		}
+		catch (RuntimeException ex) {
+			// Each item is then sent in full on its own
+		}
+		List<CompletableFuture<@Nullable T>> again = run(script, missing.stream().map(keys::get).toList(),
+				missing.stream().map(args::get).toList(), false);
+		List<CompletableFuture<@Nullable T>> all = new ArrayList<>(replies);
+		for (int i = 0; i < missing.size(); i++) {
+			all.set(missing.get(i), again.get(i));
+		}
+		return all;
+	}
+
+	// With reload, a script missing from Redis fails its item with NOSCRIPT, for the
+	// batch to load it once; without, the item is sent again in full
+	private <T> List<CompletableFuture<@Nullable T>> run(RedisScript<T> script, List<byte[]> keys, List<byte[][]> args,
+			boolean reload) {
 		List<AsyncCommand<byte[], byte[], T>> sent = new ArrayList<>(keys.size());
 		for (int i = 0; i < keys.size(); i++) {
 			CommandArgs<byte[], byte[]> commandArgs = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script.getSha1())
@@ -94,13 +128,21 @@ final class LettuceBatches {
 		long deadline = System.nanoTime() + this.timeoutNanos;
 		List<CompletableFuture<@Nullable T>> replies = new ArrayList<>(keys.size());
 		for (int i = 0; i < sent.size(); i++) {
-			replies.add(settle(sent.get(i), script, keys.get(i), args.get(i), deadline));
+			AsyncCommand<byte[], byte[], T> command = sent.get(i);
+			replies.add(settle(command, script, keys.get(i), args.get(i), deadline, reload));
+			if (!command.isCancelled()) {
+				// Redis answered (or the connection failed it): the next reply is waited
+				// for one more command timeout, so that a batch that takes Redis longer
+				// than one timeout to run does not time out while replies keep coming;
+				// one that Redis stops answering times out as a single command would
+				deadline = System.nanoTime() + this.timeoutNanos;
+			}
 		}
 		return replies;
 	}
 
 	private <T> CompletableFuture<@Nullable T> settle(AsyncCommand<byte[], byte[], T> command, RedisScript<T> script,
-			byte[] key, byte[][] args, long deadline) {
+			byte[] key, byte[][] args, long deadline, boolean reload) {
 		try {
 			try {
 				return CompletableFuture.completedFuture(LettuceFutures.awaitOrCancel(command,
@@ -109,6 +151,9 @@ final class LettuceBatches {
 			catch (RuntimeException ex) {
 				if (!RedisErrors.isNoScript(ex)) {
 					throw ex;
+				}
+				if (reload) {
+					return CompletableFuture.failedFuture(ex);
 				}
 				byte[][] keys = { key };
 				return CompletableFuture

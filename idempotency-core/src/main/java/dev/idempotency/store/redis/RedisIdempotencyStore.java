@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.BatchAcquireException;
 import dev.idempotency.store.BatchAcquire;
 import dev.idempotency.store.BatchComplete;
 import dev.idempotency.store.IdempotencyRecord;
@@ -229,7 +231,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	@Override
 	public List<AcquireResult> acquireAll(List<BatchAcquire> batch) {
 		if (!pipelined(batch)) {
-			return IdempotencyStore.super.acquireAll(batch);
+			return acquireEach(batch);
 		}
 		List<byte[][]> args = new ArrayList<>(batch.size());
 		for (BatchAcquire item : batch) {
@@ -241,12 +243,74 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		List<RecordKey> keys = batch.stream().map(BatchAcquire::key).toList();
 		List<CompletableFuture<@Nullable List<Object>>> replies = this.runner.runAll(this.scripts.acquire(),
 				redisKeys(keys), args);
-		List<AcquireResult> results = new ArrayList<>(batch.size());
-		List<List<Object>> received = awaitAll("acquire", keys, replies);
+		List<@Nullable List<Object>> received = new ArrayList<>(batch.size());
+		IdempotencyStoreException failure = awaitAll("acquire", keys, replies, received);
+		List<@Nullable AcquireResult> results = new ArrayList<>(batch.size());
 		for (int i = 0; i < batch.size(); i++) {
-			results.add(acquireResult(batch.get(i).key(), received.get(i)));
+			List<Object> reply = received.get(i);
+			AcquireResult result = null;
+			try {
+				result = (reply != null) ? acquireResult(batch.get(i).key(), reply) : null;
+			}
+			catch (IdempotencyStoreException ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+			results.add(result);
 		}
-		return results;
+		if (failure != null) {
+			// The items Redis answered keep their answers: one that is completed must be
+			// replayed even when the batch runs unprotected
+			BatchAcquireException partial = new BatchAcquireException(String.valueOf(failure.getMessage()),
+					failure.getCause(), results);
+			for (Throwable suppressed : failure.getSuppressed()) {
+				partial.addSuppressed(suppressed);
+			}
+			throw partial;
+		}
+		return results.stream().map(Objects::requireNonNull).toList();
+	}
+
+	// One item after the other: a value that is not a record fails its own item, and the
+	// items after it are still asked, since Redis answered; any other failure (Redis
+	// gone,
+	// too few acknowledgements) leaves the items after it unanswered
+	private List<AcquireResult> acquireEach(List<BatchAcquire> batch) {
+		List<@Nullable AcquireResult> results = new ArrayList<>(batch.size());
+		IdempotencyStoreException failure = null;
+		boolean answering = true;
+		for (BatchAcquire item : batch) {
+			if (!answering) {
+				results.add(null);
+				continue;
+			}
+			try {
+				results.add(acquire(item.key(), item.request()));
+			}
+			catch (IdempotencyStoreException ex) {
+				results.add(null);
+				answering = RedisErrors.isCorrupt(ex);
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			BatchAcquireException partial = new BatchAcquireException(String.valueOf(failure.getMessage()),
+					failure.getCause(), results);
+			for (Throwable suppressed : failure.getSuppressed()) {
+				partial.addSuppressed(suppressed);
+			}
+			throw partial;
+		}
+		return results.stream().map(Objects::requireNonNull).toList();
 	}
 
 	/**
@@ -266,9 +330,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 					body(result), reason(result) });
 		}
 		List<RecordKey> keys = batch.stream().map(BatchComplete::key).toList();
-		return awaitAll("complete", keys, this.runner.runAll(this.scripts.complete(), redisKeys(keys), args)).stream()
-			.map((reply) -> TRUE == reply)
-			.toList();
+		List<@Nullable Long> received = new ArrayList<>(batch.size());
+		IdempotencyStoreException failure = awaitAll("complete", keys,
+				this.runner.runAll(this.scripts.complete(), redisKeys(keys), args), received);
+		if (failure != null) {
+			throw failure;
+		}
+		return received.stream().map((reply) -> reply != null && TRUE == reply).toList();
 	}
 
 	private boolean pipelined(List<?> batch) {
@@ -280,10 +348,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	// Every reply is awaited, even after a failure, so that no script of the batch is
-	// still in flight when the call fails; the first failure is thrown, the others
-	// suppressed in it.
-	private <T> List<T> awaitAll(String operation, List<RecordKey> keys, List<CompletableFuture<@Nullable T>> replies) {
-		List<T> received = new ArrayList<>(replies.size());
+	// still in flight when the call fails; each reply is added to received, null for an
+	// item that failed, and the first failure is returned, the others suppressed in it.
+	private <T> @Nullable IdempotencyStoreException awaitAll(String operation, List<RecordKey> keys,
+			List<CompletableFuture<@Nullable T>> replies, List<@Nullable T> received) {
 		IdempotencyStoreException failure = null;
 		for (int i = 0; i < replies.size(); i++) {
 			try {
@@ -292,6 +360,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				received.add(reply);
 			}
 			catch (CompletionException ex) {
+				received.add(null);
 				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
 				IdempotencyStoreException itemFailure = failure(operation, keys.get(i),
 						(cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause));
@@ -303,10 +372,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				}
 			}
 		}
-		if (failure != null) {
-			throw failure;
-		}
-		return received;
+		return failure;
 	}
 
 	/**
