@@ -63,6 +63,11 @@ final class LettuceBatches {
 	 * @param reset what to do with a connection that failed other than by an error reply
 	 * @return the batches, or {@code null} when the commands' connection is not known
 	 */
+	// Spring Data hands out only the commands of its shared connection, and Lettuce's
+	// deprecated getStatefulConnection is the one way to the connection behind them,
+	// which
+	// writes a whole batch in one go
+	@SuppressWarnings("deprecation")
 	static @Nullable LettuceBatches of(RedisClusterAsyncCommands<byte[], byte[]> commands, long timeoutNanos,
 			Consumer<RedisClusterAsyncCommands<byte[], byte[]>> reset) {
 		StatefulConnection<byte[], byte[]> connection = null;
