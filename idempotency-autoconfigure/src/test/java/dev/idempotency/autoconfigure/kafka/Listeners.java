@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import tools.jackson.databind.json.JsonMapper;
 
 import dev.idempotency.Idempotent;
 
@@ -38,6 +39,8 @@ class Listeners {
 	static final String REBALANCE = "rebalance";
 
 	static final String CRASHES = "crashes";
+
+	static final String BATCHES = "batches";
 
 	static final String EVENT_ID_HEADER = "event-id";
 
@@ -132,6 +135,16 @@ class Listeners {
 			@Header(KafkaHeaders.OFFSET) long offset) {
 		this.ledger.delivered(CRASHES, partition, offset);
 		this.charges.chargeAfterCrash(CRASHES, event);
+	}
+
+	// A batch listener that lets our exceptions through as they are, without naming the
+	// record in a BatchListenerFailedException
+	@KafkaListener(id = BATCHES, topics = BATCHES, batch = "true")
+	public void batches(List<ConsumerRecord<String, String>> records) throws InterruptedException {
+		for (ConsumerRecord<String, String> record : records) {
+			this.ledger.delivered(BATCHES, record.partition(), record.offset());
+			this.charges.charge(BATCHES, JsonMapper.shared().readValue(record.value(), PaymentEvent.class));
+		}
 	}
 
 	void failAfterEffect(String id) {
