@@ -42,6 +42,14 @@ class Listeners {
 
 	static final String BATCHES = "batches";
 
+	static final String RECORD_ACKS = "record-acks";
+
+	static final String COUNT_ACKS = "count-acks";
+
+	static final String TIME_ACKS = "time-acks";
+
+	static final String MANUAL_IMMEDIATE_ACKS = "manual-immediate-acks";
+
 	static final String EVENT_ID_HEADER = "event-id";
 
 	private final Ledger ledger;
@@ -145,6 +153,36 @@ class Listeners {
 			this.ledger.delivered(BATCHES, record.partition(), record.offset());
 			this.charges.charge(BATCHES, JsonMapper.shared().readValue(record.value(), PaymentEvent.class));
 		}
+	}
+
+	@KafkaListener(id = RECORD_ACKS, topics = RECORD_ACKS, containerPostProcessor = "recordAcks")
+	public void recordAcks(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+			@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
+		this.ledger.delivered(RECORD_ACKS, partition, offset);
+		this.charges.charge(RECORD_ACKS, event);
+	}
+
+	@KafkaListener(id = COUNT_ACKS, topics = COUNT_ACKS, containerPostProcessor = "countAcks")
+	public void countAcks(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+			@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
+		this.ledger.delivered(COUNT_ACKS, partition, offset);
+		this.charges.charge(COUNT_ACKS, event);
+	}
+
+	@KafkaListener(id = TIME_ACKS, topics = TIME_ACKS, containerPostProcessor = "timeAcks")
+	public void timeAcks(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+			@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
+		this.ledger.delivered(TIME_ACKS, partition, offset);
+		this.charges.charge(TIME_ACKS, event);
+	}
+
+	@KafkaListener(id = MANUAL_IMMEDIATE_ACKS, topics = MANUAL_IMMEDIATE_ACKS,
+			containerPostProcessor = "manualImmediateAcks")
+	public void manualImmediateAcks(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+			@Header(KafkaHeaders.OFFSET) long offset, Acknowledgment acknowledgment) throws InterruptedException {
+		this.ledger.delivered(MANUAL_IMMEDIATE_ACKS, partition, offset);
+		this.charges.charge(MANUAL_IMMEDIATE_ACKS, event);
+		acknowledgment.acknowledge();
 	}
 
 	void failAfterEffect(String id) {
