@@ -6,6 +6,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyReuseException;
@@ -14,6 +16,7 @@ import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -108,6 +111,17 @@ class IdempotencyKafkaAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("idempotency.messaging.in-progress-retry.multiplier=0.5")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
+				.hasMessageContaining("idempotency.messaging.in-progress-retry"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "initial-interval=0ms", "initial-interval=-1s", "max-interval=50ms", "multiplier=0",
+			"multiplier=-2", "multiplier=NaN" })
+	void hostileInProgressRetryFailsStartupNamingTheProperty(String setting) {
+		this.contextRunner.withPropertyValues("idempotency.messaging.in-progress-retry." + setting)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(BindValidationException.class)
 				.hasMessageContaining("idempotency.messaging.in-progress-retry"));
 	}
 

@@ -65,7 +65,8 @@ import static org.awaitility.Awaitility.await;
 		"idempotency.messaging.in-progress-retry.max-interval=300ms" })
 @EmbeddedKafka(partitions = 3,
 		topics = { Listeners.PAYMENTS, Listeners.REUSE, Listeners.REUSE_DLT, Listeners.HEADERS, Listeners.OFFSETS,
-				Listeners.OFFSET_HEADERS, Listeners.RESTARTS, Listeners.REBALANCE, Listeners.CRASHES },
+				Listeners.OFFSET_HEADERS, Listeners.RESTARTS, Listeners.REBALANCE, Listeners.CRASHES,
+				Listeners.BATCHES },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 class IdempotentKafkaListenerTests {
 
@@ -144,6 +145,43 @@ class IdempotentKafkaListenerTests {
 		this.charges.gate(id).countDown();
 		awaitCommitted(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first, 1, duplicate));
 		assertThat(this.ledger.effects(Listeners.PAYMENTS, id)).isOne();
+	}
+
+	// Each of the ack modes Boot offers besides BATCH (above) and MANUAL (restarts)
+	@ParameterizedTest
+	@ValueSource(strings = { Listeners.RECORD_ACKS, Listeners.COUNT_ACKS, Listeners.TIME_ACKS,
+			Listeners.MANUAL_IMMEDIATE_ACKS })
+	void duplicateWhileTheFirstAttemptRunsIsNotCommittedInAnyAckMode(String topic) throws Exception {
+		String id = newIds(1).get(0);
+		PaymentEvent event = new PaymentEvent(id, 260);
+		this.charges.gate(id);
+		long first = send(Listeners.PAYMENTS, 0, event, null);
+		await().atMost(DEADLINE).until(() -> this.charges.started(id));
+		long duplicate = send(topic, 0, event, null);
+		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(topic, 0, duplicate) >= 12);
+		assertThat(committed(topic, topic, 0)).isLessThanOrEqualTo(duplicate);
+		this.charges.gate(id).countDown();
+		awaitCommitted(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first));
+		awaitCommitted(topic, topic, Map.of(0, duplicate));
+		assertThat(this.ledger.effects(Listeners.PAYMENTS, id) + this.ledger.effects(topic, id)).isOne();
+	}
+
+	@Test
+	void batchListenerThatDoesNotNameTheRecordInProgressElsewhereNeverCommitsItBeforeItReplays() throws Exception {
+		String id = newIds(1).get(0);
+		PaymentEvent event = new PaymentEvent(id, 300);
+		this.charges.gate(id);
+		long first = send(Listeners.PAYMENTS, 0, event, null);
+		await().atMost(DEADLINE).until(() -> this.charges.started(id));
+		long duplicate = send(Listeners.BATCHES, 0, event, null);
+		// More deliveries than spring-kafka's whole-batch fallback makes before it
+		// recovers every record of the batch
+		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(Listeners.BATCHES, 0, duplicate) >= 12);
+		assertThat(committed(Listeners.BATCHES, Listeners.BATCHES, 0)).isLessThanOrEqualTo(duplicate);
+		this.charges.gate(id).countDown();
+		awaitCommitted(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first));
+		awaitCommitted(Listeners.BATCHES, Listeners.BATCHES, Map.of(0, duplicate));
+		assertThat(this.ledger.effects(Listeners.PAYMENTS, id) + this.ledger.effects(Listeners.BATCHES, id)).isOne();
 	}
 
 	@Test
@@ -344,6 +382,32 @@ class IdempotentKafkaListenerTests {
 		@Bean
 		ConsumerRecordRecoverer deadLetters(KafkaTemplate<Object, Object> template) {
 			return new DeadLetterPublishingRecoverer(template);
+		}
+
+		@Bean
+		ContainerPostProcessor<String, String, AbstractMessageListenerContainer<String, String>> recordAcks() {
+			return (container) -> container.getContainerProperties().setAckMode(AckMode.RECORD);
+		}
+
+		@Bean
+		ContainerPostProcessor<String, String, AbstractMessageListenerContainer<String, String>> countAcks() {
+			return (container) -> {
+				container.getContainerProperties().setAckMode(AckMode.COUNT);
+				container.getContainerProperties().setAckCount(1);
+			};
+		}
+
+		@Bean
+		ContainerPostProcessor<String, String, AbstractMessageListenerContainer<String, String>> timeAcks() {
+			return (container) -> {
+				container.getContainerProperties().setAckMode(AckMode.TIME);
+				container.getContainerProperties().setAckTime(1);
+			};
+		}
+
+		@Bean
+		ContainerPostProcessor<String, String, AbstractMessageListenerContainer<String, String>> manualImmediateAcks() {
+			return (container) -> container.getContainerProperties().setAckMode(AckMode.MANUAL_IMMEDIATE);
 		}
 
 		@Bean

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import tools.jackson.databind.json.JsonMapper;
 
 import dev.idempotency.Idempotent;
 
@@ -38,6 +39,16 @@ class Listeners {
 	static final String REBALANCE = "rebalance";
 
 	static final String CRASHES = "crashes";
+
+	static final String BATCHES = "batches";
+
+	static final String RECORD_ACKS = "record-acks";
+
+	static final String COUNT_ACKS = "count-acks";
+
+	static final String TIME_ACKS = "time-acks";
+
+	static final String MANUAL_IMMEDIATE_ACKS = "manual-immediate-acks";
 
 	static final String EVENT_ID_HEADER = "event-id";
 
@@ -132,6 +143,46 @@ class Listeners {
 			@Header(KafkaHeaders.OFFSET) long offset) {
 		this.ledger.delivered(CRASHES, partition, offset);
 		this.charges.chargeAfterCrash(CRASHES, event);
+	}
+
+	// A batch listener that lets our exceptions through as they are, without naming the
+	// record in a BatchListenerFailedException
+	@KafkaListener(id = BATCHES, topics = BATCHES, batch = "true")
+	public void batches(List<ConsumerRecord<String, String>> records) throws InterruptedException {
+		for (ConsumerRecord<String, String> record : records) {
+			this.ledger.delivered(BATCHES, record.partition(), record.offset());
+			this.charges.charge(BATCHES, JsonMapper.shared().readValue(record.value(), PaymentEvent.class));
+		}
+	}
+
+	@KafkaListener(id = RECORD_ACKS, topics = RECORD_ACKS, containerPostProcessor = "recordAcks")
+	public void recordAcks(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+			@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
+		this.ledger.delivered(RECORD_ACKS, partition, offset);
+		this.charges.charge(RECORD_ACKS, event);
+	}
+
+	@KafkaListener(id = COUNT_ACKS, topics = COUNT_ACKS, containerPostProcessor = "countAcks")
+	public void countAcks(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+			@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
+		this.ledger.delivered(COUNT_ACKS, partition, offset);
+		this.charges.charge(COUNT_ACKS, event);
+	}
+
+	@KafkaListener(id = TIME_ACKS, topics = TIME_ACKS, containerPostProcessor = "timeAcks")
+	public void timeAcks(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+			@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
+		this.ledger.delivered(TIME_ACKS, partition, offset);
+		this.charges.charge(TIME_ACKS, event);
+	}
+
+	@KafkaListener(id = MANUAL_IMMEDIATE_ACKS, topics = MANUAL_IMMEDIATE_ACKS,
+			containerPostProcessor = "manualImmediateAcks")
+	public void manualImmediateAcks(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+			@Header(KafkaHeaders.OFFSET) long offset, Acknowledgment acknowledgment) throws InterruptedException {
+		this.ledger.delivered(MANUAL_IMMEDIATE_ACKS, partition, offset);
+		this.charges.charge(MANUAL_IMMEDIATE_ACKS, event);
+		acknowledgment.acknowledge();
 	}
 
 	void failAfterEffect(String id) {

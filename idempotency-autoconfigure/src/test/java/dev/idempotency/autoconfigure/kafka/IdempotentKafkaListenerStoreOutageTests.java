@@ -1,0 +1,158 @@
+package dev.idempotency.autoconfigure.kafka;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.kafka.support.converter.RecordMessageConverter;
+import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An idempotent listener while its Redis store is really down: the record is retried for
+ * as long as the outage lasts, never committed before, and has its one effect once the
+ * store is back.
+ */
+@SpringBootTest(classes = IdempotentKafkaListenerStoreOutageTests.TestApplication.class,
+		properties = { "spring.kafka.consumer.auto-offset-reset=earliest", "spring.kafka.consumer.fetch-max-wait=100ms",
+				"idempotency.redis.command-timeout=500ms",
+				"idempotency.messaging.in-progress-retry.initial-interval=20ms",
+				"idempotency.messaging.in-progress-retry.max-interval=200ms" })
+@EmbeddedKafka(partitions = 1, topics = IdempotentKafkaListenerStoreOutageTests.OUTAGES,
+		brokerProperties = "group.initial.rebalance.delay.ms=0")
+class IdempotentKafkaListenerStoreOutageTests {
+
+	static final String OUTAGES = "outages";
+
+	private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+	private static final RedisServer redis = TestRedis.startPrivateServer();
+
+	@Autowired
+	private KafkaTemplate<String, String> template;
+
+	@Autowired
+	private Ledger ledger;
+
+	@Autowired
+	private KafkaAdmin kafkaAdmin;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("idempotency.store", () -> "redis");
+		registry.add("idempotency.key-prefix", () -> "idempotency-kafka-outage-" + UUID.randomUUID() + ":");
+		registry.add("spring.data.redis.url", redis::url);
+	}
+
+	@AfterAll
+	static void closeRedis() {
+		redis.close();
+	}
+
+	@Test
+	void recordMeetingAStoreOutageIsRetriedUntilTheStoreIsBackAndThenHasOneEffect() throws Exception {
+		String id = "evt-" + UUID.randomUUID();
+		redis.stop();
+		long offset;
+		try {
+			offset = this.template
+				.send(OUTAGES, 0, null, JsonMapper.shared().writeValueAsString(new PaymentEvent(id, 70)))
+				.get(10, TimeUnit.SECONDS)
+				.getRecordMetadata()
+				.offset();
+			// More deliveries than spring-kafka's default back-off allows before it gives
+			// up
+			await().atMost(DEADLINE).until(() -> this.ledger.deliveries(OUTAGES, 0, offset) >= 12);
+			assertThat(committed(offset)).isLessThanOrEqualTo(offset);
+			assertThat(this.ledger.effects(OUTAGES, id)).isZero();
+		}
+		finally {
+			redis.restart();
+		}
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(committed(offset)).isGreaterThan(offset));
+		assertThat(this.ledger.effects(OUTAGES, id)).isOne();
+	}
+
+	private long committed(long offset) throws Exception {
+		try (Admin admin = Admin.create(this.kafkaAdmin.getConfigurationProperties())) {
+			Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(OUTAGES)
+				.partitionsToOffsetAndMetadata()
+				.get(10, TimeUnit.SECONDS);
+			OffsetAndMetadata committed = offsets.get(new TopicPartition(OUTAGES, 0));
+			return (committed != null) ? committed.offset() : 0;
+		}
+	}
+
+	static class OutageListener {
+
+		private final Ledger ledger;
+
+		private final Charges charges;
+
+		OutageListener(Ledger ledger, Charges charges) {
+			this.ledger = ledger;
+			this.charges = charges;
+		}
+
+		@KafkaListener(id = OUTAGES, topics = OUTAGES)
+		public void onPayment(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+				@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
+			this.ledger.delivered(OUTAGES, partition, offset);
+			this.charges.charge(OUTAGES, event);
+		}
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class TestApplication {
+
+		@Bean
+		Ledger ledger() {
+			return new Ledger();
+		}
+
+		@Bean
+		Charges charges(Ledger ledger) {
+			return new Charges(ledger);
+		}
+
+		@Bean
+		OutageListener outageListener(Ledger ledger, Charges charges) {
+			return new OutageListener(ledger, charges);
+		}
+
+		@Bean
+		RecordMessageConverter jsonConverter() {
+			return new StringJacksonJsonMessageConverter();
+		}
+
+	}
+
+}
