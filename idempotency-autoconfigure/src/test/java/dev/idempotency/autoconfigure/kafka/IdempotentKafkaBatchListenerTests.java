@@ -163,6 +163,24 @@ class IdempotentKafkaBatchListenerTests {
 		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(BatchListener.BATCHES, id)).isOne());
 	}
 
+	// Another payload under a key in progress is a reuse at once: no retry can fix it
+	@Test
+	void recordWhoseKeyIsHeldWithAnotherPayloadGoesToTheDeadLetterTopicWithoutRetries() throws Exception {
+		List<String> ids = newIds(2);
+		String held = ids.get(0);
+		this.store.acquire(new RecordKey(BatchListener.OPERATION, held), new AcquireRequest("other-instance",
+				Duration.ofMinutes(1), Duration.ofMinutes(5), "another payload".getBytes()));
+		String heldValue = json.writeValueAsString(new PaymentEvent(held, 1));
+		long heldOffset = send(0, new PaymentEvent(held, 1));
+		long last = send(0, new PaymentEvent(ids.get(1), 1));
+		container().start();
+		awaitCommitted(Map.of(0, last));
+		assertThat(this.listener.deadLetters()).anyMatch((record) -> heldValue.equals(record.value()));
+		assertThat(this.ledger.deliveries(BatchListener.BATCHES, 0, heldOffset)).isOne();
+		assertThat(this.ledger.effects(BatchListener.BATCHES, held)).isZero();
+		assertThat(this.ledger.effects(BatchListener.BATCHES, ids.get(1))).isOne();
+	}
+
 	private MessageListenerContainer container() {
 		return this.registry.getListenerContainer(BatchListener.BATCHES);
 	}
