@@ -1,5 +1,8 @@
 package dev.idempotency.autoconfigure.kafka;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
@@ -27,11 +30,21 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 @ConditionalOnClass({ DefaultErrorHandler.class, IdempotencyKafkaErrorHandling.class })
 public final class IdempotencyKafkaAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(IdempotencyKafkaAutoConfiguration.class);
+
 	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	DefaultErrorHandler idempotencyKafkaErrorHandler(IdempotencyProperties properties,
-			ObjectProvider<ConsumerRecordRecoverer> recoverer) {
-		return IdempotencyKafkaErrorHandling.errorHandler(recoverer.getIfUnique(),
+			ObjectProvider<ConsumerRecordRecoverer> recoverers) {
+		ConsumerRecordRecoverer recoverer = recoverers.getIfUnique();
+		if (recoverer == null && recoverers.stream().findAny().isPresent()) {
+			// Otherwise a record with a reused key would be logged and committed, not
+			// dead-lettered, without a word
+			logger.warn("Several ConsumerRecordRecoverer beans and none of them primary: the idempotency error "
+					+ "handler of Kafka listeners logs the records it does not retry instead of recovering them. "
+					+ "Mark one @Primary, or define a CommonErrorHandler of your own");
+		}
+		return IdempotencyKafkaErrorHandling.errorHandler(recoverer,
 				properties.getMessaging().getInProgressRetry().toBackOff());
 	}
 

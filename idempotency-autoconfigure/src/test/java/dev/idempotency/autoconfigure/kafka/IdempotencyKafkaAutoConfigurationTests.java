@@ -6,6 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,6 +21,8 @@ import org.springframework.boot.context.properties.bind.validation.BindValidatio
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CommonLoggingErrorHandler;
@@ -33,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Tests for {@link IdempotencyKafkaAutoConfiguration}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class IdempotencyKafkaAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -62,6 +66,22 @@ class IdempotencyKafkaAutoConfigurationTests {
 					.isFalse();
 			}
 		});
+	}
+
+	@Test
+	void severalRecoverersAndNonePrimaryAreWarnedAbout(CapturedOutput output) {
+		this.contextRunner.withBean("one", ConsumerRecordRecoverer.class, () -> (record, exception) -> {
+		}).withBean("two", ConsumerRecordRecoverer.class, () -> (record, exception) -> {
+		}).run((context) -> {
+			assertThat(context).hasSingleBean(DefaultErrorHandler.class);
+			assertThat(output).contains("Several ConsumerRecordRecoverer beans and none of them primary");
+		});
+	}
+
+	@Test
+	void oneRecovererIsNotWarnedAbout(CapturedOutput output) {
+		this.contextRunner.withBean(ConsumerRecordRecoverer.class, () -> (record, exception) -> {
+		}).run((context) -> assertThat(output).doesNotContain("ConsumerRecordRecoverer beans"));
 	}
 
 	@Test
