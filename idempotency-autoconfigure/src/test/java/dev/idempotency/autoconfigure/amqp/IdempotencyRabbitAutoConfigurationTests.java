@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.amqp.IdempotencyRabbitListenerConfigurer;
@@ -12,6 +13,7 @@ import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
@@ -22,10 +24,13 @@ import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+@ExtendWith(OutputCaptureExtension.class)
 class IdempotencyRabbitAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -108,6 +113,18 @@ class IdempotencyRabbitAutoConfigurationTests {
 	}
 
 	@Test
+	void warnsOfAContainerThatAcknowledgesOnDelivery(CapturedOutput output) {
+		this.runner.withUserConfiguration(Listeners.class)
+			.withPropertyValues("spring.rabbitmq.listener.simple.auto-startup=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output)
+					.contains("RabbitMQ listener container 'on-delivery' acknowledges messages on delivery")
+					.doesNotContain("'on-return'");
+			});
+	}
+
+	@Test
 	void absentWithoutSpringRabbit() {
 		this.runner.withClassLoader(new FilteredClassLoader(BaseRabbitListenerContainerFactory.class))
 			.withConfiguration(
@@ -124,6 +141,18 @@ class IdempotencyRabbitAutoConfigurationTests {
 				.getAdviceChain()).isNull();
 			assertThat(context).hasSingleBean(CachingConnectionFactory.class);
 		});
+	}
+
+	static class Listeners {
+
+		@RabbitListener(id = "on-delivery", queues = "payments", ackMode = "NONE")
+		void onDelivery(String payment) {
+		}
+
+		@RabbitListener(id = "on-return", queues = "refunds")
+		void onReturn(String refund) {
+		}
+
 	}
 
 	private static Runnable listenerInProgress(Advice[] chain) {
