@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure.amqp;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -17,7 +18,6 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
-import org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
@@ -47,7 +47,14 @@ class IdempotencyRabbitAutoConfigurationTests {
 				.getAdviceChain();
 			assertThat(chain).hasSize(3);
 			assertThat(IdempotencyRabbitListenerConfigurer.isConfigured(chain[0])).isTrue();
-			assertThat(chain[1]).isInstanceOf(StatelessRetryOperationsInterceptor.class);
+			AtomicInteger calls = new AtomicInteger();
+			Runnable failsOnce = () -> {
+				if (calls.incrementAndGet() == 1) {
+					throw new IllegalStateException("transient");
+				}
+			};
+			proxy(failsOnce, chain).run();
+			assertThat(calls).hasValue(2);
 		});
 	}
 
@@ -62,7 +69,11 @@ class IdempotencyRabbitAutoConfigurationTests {
 
 	@Test
 	void applicationsOwnFactoryKeepsItsAdviceInside() {
-		Advice own = (MethodInterceptor) (invocation) -> invocation.proceed();
+		AtomicInteger ownCalls = new AtomicInteger();
+		Advice own = (MethodInterceptor) (invocation) -> {
+			ownCalls.incrementAndGet();
+			return invocation.proceed();
+		};
 		this.runner.withBean("ownFactory", SimpleRabbitListenerContainerFactory.class, () -> {
 			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
 			factory.setAdviceChain(own);
@@ -70,7 +81,9 @@ class IdempotencyRabbitAutoConfigurationTests {
 		}).run((context) -> {
 			Advice[] chain = context.getBean("ownFactory", BaseRabbitListenerContainerFactory.class).getAdviceChain();
 			assertThat(chain).hasSize(3);
-			assertThat(chain[1]).isSameAs(own);
+			proxy(() -> {
+			}, chain).run();
+			assertThat(ownCalls).hasValue(1);
 		});
 	}
 
@@ -156,9 +169,12 @@ class IdempotencyRabbitAutoConfigurationTests {
 	}
 
 	private static Runnable listenerInProgress(Advice[] chain) {
-		Runnable target = () -> {
+		return proxy(() -> {
 			throw new IdempotencyInProgressException("op", "k", Duration.ofSeconds(30));
-		};
+		}, chain);
+	}
+
+	private static Runnable proxy(Runnable target, Advice[] chain) {
 		ProxyFactory factory = new ProxyFactory(target);
 		for (Advice advice : chain) {
 			factory.addAdvice(advice);
