@@ -44,7 +44,7 @@ class RabbitServerProcessTests {
 
 	private static boolean isFree(int port) {
 		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
-			return true;
+			return socket.isBound();
 		}
 		catch (IOException ex) {
 			return false;
