@@ -11,6 +11,7 @@ import dev.idempotency.IdempotencyReplayException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
 
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
@@ -78,7 +79,9 @@ public final class IdempotencyRabbitListenerConfigurer {
 	 * Return an advice chain for
 	 * {@link AbstractMessageListenerContainer#setAdviceChain(Advice...)}: the given one
 	 * between this configurer's two advices, or unchanged if it already holds a
-	 * configurer's.
+	 * configurer's. Each {@link MethodInterceptor} of it is wrapped so that every
+	 * {@code proceed()} it calls (a retry interceptor calls one per attempt) runs this
+	 * configurer's inner advice again.
 	 * @param chain the container's own advice chain, outermost first
 	 * @return the advice chain to set
 	 */
@@ -90,7 +93,10 @@ public final class IdempotencyRabbitListenerConfigurer {
 		}
 		Advice[] configured = new Advice[chain.length + 2];
 		configured[0] = this.outermost;
-		System.arraycopy(chain, 0, configured, 1, chain.length);
+		for (int i = 0; i < chain.length; i++) {
+			configured[i + 1] = (chain[i] instanceof MethodInterceptor interceptor)
+					? new RepeatableProceedInterceptor(interceptor) : chain[i];
+		}
 		configured[configured.length - 1] = this.innermost;
 		return configured;
 	}

@@ -5,6 +5,7 @@ import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -44,6 +45,13 @@ public final class IdempotencyRabbitAutoConfiguration {
 	static RabbitListenerContainerFactoryPostProcessor idempotencyRabbitListenerContainerFactoryPostProcessor(
 			ObjectProvider<IdempotencyRabbitListenerConfigurer> configurer) {
 		return new RabbitListenerContainerFactoryPostProcessor(configurer);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static AcknowledgeOnDeliveryWarning idempotencyRabbitAcknowledgeOnDeliveryWarning(
+			ObjectProvider<RabbitListenerEndpointRegistry> registry) {
+		return new AcknowledgeOnDeliveryWarning(registry);
 	}
 
 }

@@ -1,10 +1,12 @@
 package dev.idempotency.autoconfigure.amqp;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.amqp.IdempotencyRabbitListenerConfigurer;
@@ -12,20 +14,23 @@ import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
-import org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+@ExtendWith(OutputCaptureExtension.class)
 class IdempotencyRabbitAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -42,7 +47,14 @@ class IdempotencyRabbitAutoConfigurationTests {
 				.getAdviceChain();
 			assertThat(chain).hasSize(3);
 			assertThat(IdempotencyRabbitListenerConfigurer.isConfigured(chain[0])).isTrue();
-			assertThat(chain[1]).isInstanceOf(StatelessRetryOperationsInterceptor.class);
+			AtomicInteger calls = new AtomicInteger();
+			Runnable failsOnce = () -> {
+				if (calls.incrementAndGet() == 1) {
+					throw new IllegalStateException("transient");
+				}
+			};
+			proxy(failsOnce, chain).run();
+			assertThat(calls).hasValue(2);
 		});
 	}
 
@@ -57,7 +69,11 @@ class IdempotencyRabbitAutoConfigurationTests {
 
 	@Test
 	void applicationsOwnFactoryKeepsItsAdviceInside() {
-		Advice own = (MethodInterceptor) (invocation) -> invocation.proceed();
+		AtomicInteger ownCalls = new AtomicInteger();
+		Advice own = (MethodInterceptor) (invocation) -> {
+			ownCalls.incrementAndGet();
+			return invocation.proceed();
+		};
 		this.runner.withBean("ownFactory", SimpleRabbitListenerContainerFactory.class, () -> {
 			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
 			factory.setAdviceChain(own);
@@ -65,7 +81,9 @@ class IdempotencyRabbitAutoConfigurationTests {
 		}).run((context) -> {
 			Advice[] chain = context.getBean("ownFactory", BaseRabbitListenerContainerFactory.class).getAdviceChain();
 			assertThat(chain).hasSize(3);
-			assertThat(chain[1]).isSameAs(own);
+			proxy(() -> {
+			}, chain).run();
+			assertThat(ownCalls).hasValue(1);
 		});
 	}
 
@@ -108,6 +126,18 @@ class IdempotencyRabbitAutoConfigurationTests {
 	}
 
 	@Test
+	void warnsOfAContainerThatAcknowledgesOnDelivery(CapturedOutput output) {
+		this.runner.withUserConfiguration(Listeners.class)
+			.withPropertyValues("spring.rabbitmq.listener.simple.auto-startup=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output)
+					.contains("RabbitMQ listener container 'on-delivery' acknowledges messages on delivery")
+					.doesNotContain("'on-return'");
+			});
+	}
+
+	@Test
 	void absentWithoutSpringRabbit() {
 		this.runner.withClassLoader(new FilteredClassLoader(BaseRabbitListenerContainerFactory.class))
 			.withConfiguration(
@@ -126,10 +156,25 @@ class IdempotencyRabbitAutoConfigurationTests {
 		});
 	}
 
+	static class Listeners {
+
+		@RabbitListener(id = "on-delivery", queues = "payments", ackMode = "NONE")
+		void onDelivery(String payment) {
+		}
+
+		@RabbitListener(id = "on-return", queues = "refunds")
+		void onReturn(String refund) {
+		}
+
+	}
+
 	private static Runnable listenerInProgress(Advice[] chain) {
-		Runnable target = () -> {
+		return proxy(() -> {
 			throw new IdempotencyInProgressException("op", "k", Duration.ofSeconds(30));
-		};
+		}, chain);
+	}
+
+	private static Runnable proxy(Runnable target, Advice[] chain) {
 		ProxyFactory factory = new ProxyFactory(target);
 		for (Advice advice : chain) {
 			factory.addAdvice(advice);

@@ -136,6 +136,24 @@ class RabbitIdempotentListenerTests {
 	}
 
 	@Test
+	void retryOfTheListenersOwnFailureThatMeetsTheEventInProgressIsHeldNotDeadLettered() {
+		String id = UUID.randomUUID().toString();
+		CountDownLatch release = this.tally.holdSlow(id);
+		send("slow", new Event(id, 1));
+		await().atMost(DEADLINE).until(() -> this.tally.effects(id) == 1);
+		this.tally.dieMidWork(id);
+		send("retry", new Event(id, 1));
+		// The retry interceptor's attempts, then the held and requeued deliveries
+		await().atMost(DEADLINE).until(() -> this.tally.deliveries(id).size() >= 5);
+		assertThat(readyMessages("retry.dlq")).isZero();
+		release.countDown();
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.tally.handled("retry")).isEqualTo(1));
+		assertThat(this.tally.effects(id)).isEqualTo(1);
+		assertThat(readyMessages("retry")).isZero();
+		assertThat(readyMessages("retry.dlq")).isZero();
+	}
+
+	@Test
 	void consumerThatDiesBeforeAcknowledgingLosesNothingAndDoesNotRepeatTheEffect() {
 		String id = UUID.randomUUID().toString();
 		this.tally.dieMidWork(id);
@@ -204,7 +222,8 @@ class RabbitIdempotentListenerTests {
 		@Bean
 		Declarables queues(@Value("${test.queues}") String prefix) {
 			List<Declarable> declarables = new ArrayList<>();
-			for (String name : List.of("auto", "manual", "direct", "slow", "slow-manual", "crash", "reuse", "header")) {
+			for (String name : List.of("auto", "manual", "direct", "slow", "slow-manual", "crash", "reuse", "header",
+					"retry")) {
 				String queue = prefix + "." + name;
 				declarables.add(QueueBuilder.nonDurable(queue)
 					.deadLetterExchange("")
@@ -405,6 +424,17 @@ class RabbitIdempotentListenerTests {
 			this.payments.slow(event);
 			channel.basicAck(tag, false);
 			this.tally.handled("slow-manual", false);
+		}
+
+		// A failure of its own first, then the event in progress elsewhere on the retry
+		@RabbitListener(queues = "${test.queues}.retry")
+		void retry(Event event) throws InterruptedException {
+			this.tally.delivered(event.id());
+			if (this.tally.shouldDie(event.id())) {
+				throw new IllegalStateException("A transient failure of the listener's own");
+			}
+			this.payments.slow(event);
+			this.tally.handled("retry", false);
 		}
 
 		@RabbitListener(queues = "${test.queues}.crash", concurrency = "2")

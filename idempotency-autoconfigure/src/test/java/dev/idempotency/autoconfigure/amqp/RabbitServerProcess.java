@@ -30,6 +30,19 @@ final class RabbitServerProcess {
 
 	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
 
+	// Runs the broker ($1) and stops it, and the epmd it started, once the JVM that
+	// started it ($2) is gone: a JVM that is killed runs no shutdown hook, and the
+	// broker and epmd would otherwise outlive it, holding their ports for good
+	private static final String WATCHDOG = """
+			"$1" &
+			broker=$!
+			trap 'kill -TERM "$broker" 2>/dev/null; wait "$broker"; exit 0' TERM
+			while kill -0 "$2" 2>/dev/null && kill -0 "$broker" 2>/dev/null; do sleep 1; done
+			kill -TERM "$broker" 2>/dev/null
+			wait "$broker"
+			epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1
+			""";
+
 	private final Process process;
 
 	private final Path directory;
@@ -75,15 +88,25 @@ final class RabbitServerProcess {
 	 * @return the running broker, stopped by {@link TestRabbit.Running#stop()}
 	 */
 	static TestRabbit.Running start() {
+		return start(ProcessHandle.current().pid()).running();
+	}
+
+	/**
+	 * Start a broker that lives no longer than the given process, and wait until it
+	 * accepts AMQP connections.
+	 * @param ownerPid the process whose end stops the broker
+	 * @return the running broker
+	 */
+	static RabbitServerProcess start(long ownerPid) {
 		Path binary = findBinary().orElseThrow(() -> new IllegalStateException(
 				"No rabbitmq-server on the PATH; install one (apt-get install rabbitmq-server)"));
 		IllegalStateException failure = null;
 		// A free port can be taken by someone else before the broker binds it
 		for (int attempt = 0; attempt < 3; attempt++) {
-			RabbitServerProcess server = launch(binary);
+			RabbitServerProcess server = launch(binary, ownerPid);
 			try {
 				server.awaitReady();
-				return new TestRabbit.Running("amqp://guest:guest@" + HOST + ":" + server.port, server::stop);
+				return server;
 			}
 			catch (IllegalStateException ex) {
 				server.stop();
@@ -93,7 +116,19 @@ final class RabbitServerProcess {
 		throw failure;
 	}
 
-	private static RabbitServerProcess launch(Path binary) {
+	TestRabbit.Running running() {
+		return new TestRabbit.Running("amqp://guest:guest@" + HOST + ":" + this.port, this::stop);
+	}
+
+	Process process() {
+		return this.process;
+	}
+
+	int epmdPort() {
+		return this.epmdPort;
+	}
+
+	private static RabbitServerProcess launch(Path binary, long ownerPid) {
 		Path directory = createDirectory();
 		int port = freePort();
 		int epmdPort = freePort();
@@ -101,7 +136,9 @@ final class RabbitServerProcess {
 			Files.writeString(directory.resolve("rabbitmq.conf"), "");
 			Files.writeString(directory.resolve("rabbitmq-env.conf"), "");
 			Files.writeString(directory.resolve("enabled_plugins"), "[].");
-			ProcessBuilder builder = new ProcessBuilder(binary.toString()).directory(directory.toFile())
+			ProcessBuilder builder = new ProcessBuilder("sh", "-c", WATCHDOG, "rabbitmq-watchdog", binary.toString(),
+					Long.toString(ownerPid))
+				.directory(directory.toFile())
 				.redirectErrorStream(true)
 				.redirectOutput(directory.resolve("console.log").toFile());
 			Map<String, String> environment = builder.environment();

@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * {@code rabbitmq-server} from the {@code PATH}, started on free ports. Otherwise it
  * fails, saying how to get one. {@value #SOURCE_VARIABLE} ({@code url},
  * {@code testcontainers} or {@code binary}) demands one and fails rather than fall back.
- * A broker the tests started is stopped when the JVM exits. Tests share it: each uses
- * queues of its own.
+ * A broker the tests started is stopped when the JVM exits or is killed. Tests share it:
+ * each uses queues of its own.
  */
 final class TestRabbit {
 
