@@ -141,7 +141,8 @@ class IdempotencyRabbitListenerConfigurerTests {
 		Advice[] chain = simple.getAdviceChain();
 		assertThat(chain).hasSize(3);
 		assertThat(chain[0]).isInstanceOf(FailureDecidingInterceptor.class);
-		assertThat(chain[1]).isSameAs(own);
+		// Wrapped, so that a retry's every proceed() runs the rest of the chain again
+		assertThat(chain[1]).isInstanceOf(RepeatableProceedInterceptor.class).extracting("delegate").isSameAs(own);
 		assertThat(chain[2]).isInstanceOf(FailureCapturingInterceptor.class);
 		DirectRabbitListenerContainerFactory direct = new DirectRabbitListenerContainerFactory();
 		this.configurer.configure(direct);
