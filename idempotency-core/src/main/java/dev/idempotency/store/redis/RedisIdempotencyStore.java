@@ -253,26 +253,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				result = (reply != null) ? acquireResult(batch.get(i).key(), reply) : null;
 			}
 			catch (IdempotencyStoreException ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
+				failure = firstOf(failure, ex);
 			}
 			results.add(result);
 		}
-		if (failure != null) {
-			// The items Redis answered keep their answers: one that is completed must be
-			// replayed even when the batch runs unprotected
-			BatchAcquireException partial = new BatchAcquireException(String.valueOf(failure.getMessage()),
-					failure.getCause(), results);
-			for (Throwable suppressed : failure.getSuppressed()) {
-				partial.addSuppressed(suppressed);
-			}
-			throw partial;
-		}
-		return results.stream().map(Objects::requireNonNull).toList();
+		return answers(results, failure);
 	}
 
 	// One item after the other: a value that is not a record fails its own item, and the
@@ -294,14 +279,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			catch (IdempotencyStoreException ex) {
 				results.add(null);
 				answering = RedisErrors.isCorrupt(ex);
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
+				failure = firstOf(failure, ex);
 			}
 		}
+		return answers(results, failure);
+	}
+
+	private static IdempotencyStoreException firstOf(@Nullable IdempotencyStoreException first,
+			IdempotencyStoreException next) {
+		if (first == null) {
+			return next;
+		}
+		first.addSuppressed(next);
+		return first;
+	}
+
+	// The items Redis answered keep their answers: one that is completed must be replayed
+	// even when the batch runs unprotected
+	private static List<AcquireResult> answers(List<@Nullable AcquireResult> results,
+			@Nullable IdempotencyStoreException failure) {
 		if (failure != null) {
 			BatchAcquireException partial = new BatchAcquireException(String.valueOf(failure.getMessage()),
 					failure.getCause(), results);
