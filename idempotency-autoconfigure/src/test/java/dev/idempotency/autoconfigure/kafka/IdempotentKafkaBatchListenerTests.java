@@ -9,10 +9,7 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,7 +78,7 @@ class IdempotentKafkaBatchListenerTests {
 	@Autowired
 	private IdempotencyStore store;
 
-	private static Admin admin;
+	private static CommittedOffsets offsets;
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
@@ -91,13 +88,13 @@ class IdempotentKafkaBatchListenerTests {
 	}
 
 	@BeforeAll
-	static void admin(@Autowired KafkaAdmin kafkaAdmin) {
-		admin = Admin.create(kafkaAdmin.getConfigurationProperties());
+	static void offsets(@Autowired KafkaAdmin kafkaAdmin) {
+		offsets = new CommittedOffsets(kafkaAdmin);
 	}
 
 	@AfterAll
-	static void closeAdmin() {
-		admin.close(Duration.ofSeconds(5));
+	static void closeOffsets() {
+		offsets.close();
 	}
 
 	@AfterEach
@@ -116,7 +113,7 @@ class IdempotentKafkaBatchListenerTests {
 			}
 		}
 		container().start();
-		awaitCommitted(lastOffsets);
+		offsets.awaitPast(BatchListener.BATCHES, BatchListener.BATCHES, lastOffsets);
 		assertThat(this.listener.largestBatch()).isGreaterThan(1);
 		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(BatchListener.BATCHES, id)).isOne());
 	}
@@ -134,14 +131,14 @@ class IdempotentKafkaBatchListenerTests {
 		long after = send(2, new PaymentEvent(ids.get(2), 1));
 		container().start();
 		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(BatchListener.BATCHES, 2, heldOffset) >= 5);
-		assertThat(committed(2)).isEqualTo(heldOffset);
+		assertThat(offsets.of(BatchListener.BATCHES, BatchListener.BATCHES, 2)).isEqualTo(heldOffset);
 		assertThat(this.ledger.effects(BatchListener.BATCHES, ids.get(0))).isOne();
 		assertThat(this.ledger.effects(BatchListener.BATCHES, held)).isZero();
 		// The other attempt fails: this delivery has to do the work
 		assertThat(this.store.release(key, "other-instance", ((AcquireResult.Acquired) other).fence(),
 				Duration.ofMinutes(5)))
 			.isTrue();
-		awaitCommitted(Map.of(2, after));
+		offsets.awaitPast(BatchListener.BATCHES, BatchListener.BATCHES, Map.of(2, after));
 		assertThat(before).isLessThan(heldOffset);
 		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(BatchListener.BATCHES, id)).isOne());
 	}
@@ -156,7 +153,7 @@ class IdempotentKafkaBatchListenerTests {
 		long reused = send(1, new PaymentEvent(reusedId, 99));
 		long last = send(1, new PaymentEvent(ids.get(2), 1));
 		container().start();
-		awaitCommitted(Map.of(1, last));
+		offsets.awaitPast(BatchListener.BATCHES, BatchListener.BATCHES, Map.of(1, last));
 		assertThat(this.listener.deadLetters()).anyMatch((record) -> reusedValue.equals(record.value()));
 		assertThat(this.ledger.deliveries(BatchListener.BATCHES, 1, reused)).isOne();
 		assertThat(first).isLessThan(reused);
@@ -174,7 +171,7 @@ class IdempotentKafkaBatchListenerTests {
 		long heldOffset = send(0, new PaymentEvent(held, 1));
 		long last = send(0, new PaymentEvent(ids.get(1), 1));
 		container().start();
-		awaitCommitted(Map.of(0, last));
+		offsets.awaitPast(BatchListener.BATCHES, BatchListener.BATCHES, Map.of(0, last));
 		assertThat(this.listener.deadLetters()).anyMatch((record) -> heldValue.equals(record.value()));
 		assertThat(this.ledger.deliveries(BatchListener.BATCHES, 0, heldOffset)).isOne();
 		assertThat(this.ledger.effects(BatchListener.BATCHES, held)).isZero();
@@ -189,26 +186,6 @@ class IdempotentKafkaBatchListenerTests {
 		ProducerRecord<String, String> record = new ProducerRecord<>(BatchListener.BATCHES, partition, event.id(),
 				json.writeValueAsString(event));
 		return this.template.send(record).get(10, TimeUnit.SECONDS).getRecordMetadata().offset();
-	}
-
-	private void awaitCommitted(Map<Integer, Long> lastOffsets) {
-		await().atMost(DEADLINE)
-			.untilAsserted(() -> lastOffsets.forEach((partition,
-					offset) -> assertThat(committed(partition)).as("partition " + partition).isGreaterThan(offset)));
-	}
-
-	private static long committed(int partition) {
-		Map<TopicPartition, OffsetAndMetadata> offsets;
-		try {
-			offsets = admin.listConsumerGroupOffsets(BatchListener.BATCHES)
-				.partitionsToOffsetAndMetadata()
-				.get(10, TimeUnit.SECONDS);
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Could not read the offsets of the batch listener's group", ex);
-		}
-		OffsetAndMetadata committed = offsets.get(new TopicPartition(BatchListener.BATCHES, partition));
-		return (committed != null) ? committed.offset() : 0;
 	}
 
 	private static List<String> newIds(int count) {

@@ -1,13 +1,9 @@
 package dev.idempotency.autoconfigure.kafka;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -89,23 +85,19 @@ class IdempotentKafkaListenerStoreOutageTests {
 			// More deliveries than spring-kafka's default back-off allows before it gives
 			// up
 			await().atMost(DEADLINE).until(() -> this.ledger.deliveries(OUTAGES, 0, offset) >= 12);
-			assertThat(committed(offset)).isLessThanOrEqualTo(offset);
+			assertThat(committed()).isLessThanOrEqualTo(offset);
 			assertThat(this.ledger.effects(OUTAGES, id)).isZero();
 		}
 		finally {
 			redis.restart();
 		}
-		await().atMost(DEADLINE).untilAsserted(() -> assertThat(committed(offset)).isGreaterThan(offset));
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(committed()).isGreaterThan(offset));
 		assertThat(this.ledger.effects(OUTAGES, id)).isOne();
 	}
 
-	private long committed(long offset) throws Exception {
-		try (Admin admin = Admin.create(this.kafkaAdmin.getConfigurationProperties())) {
-			Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(OUTAGES)
-				.partitionsToOffsetAndMetadata()
-				.get(10, TimeUnit.SECONDS);
-			OffsetAndMetadata committed = offsets.get(new TopicPartition(OUTAGES, 0));
-			return (committed != null) ? committed.offset() : 0;
+	private long committed() {
+		try (CommittedOffsets offsets = new CommittedOffsets(this.kafkaAdmin)) {
+			return offsets.of(OUTAGES, OUTAGES, 0);
 		}
 	}
 

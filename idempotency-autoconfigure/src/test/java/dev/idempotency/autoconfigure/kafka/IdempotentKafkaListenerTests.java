@@ -9,10 +9,7 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,7 +93,7 @@ class IdempotentKafkaListenerTests {
 	@Autowired
 	private IdempotencyStore store;
 
-	private static Admin admin;
+	private static CommittedOffsets offsets;
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
@@ -106,13 +103,13 @@ class IdempotentKafkaListenerTests {
 	}
 
 	@BeforeAll
-	static void admin(@Autowired KafkaAdmin kafkaAdmin) {
-		admin = Admin.create(kafkaAdmin.getConfigurationProperties());
+	static void offsets(@Autowired KafkaAdmin kafkaAdmin) {
+		offsets = new CommittedOffsets(kafkaAdmin);
 	}
 
 	@AfterAll
-	static void closeAdmin() {
-		admin.close(Duration.ofSeconds(5));
+	static void closeOffsets() {
+		offsets.close();
 	}
 
 	@Test
@@ -126,7 +123,7 @@ class IdempotentKafkaListenerTests {
 						Math::max);
 			}
 		}
-		awaitCommitted(Listeners.PAYMENTS, Listeners.PAYMENTS, lastOffsets);
+		offsets.awaitPast(Listeners.PAYMENTS, Listeners.PAYMENTS, lastOffsets);
 		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(Listeners.PAYMENTS, id)).isOne());
 	}
 
@@ -140,10 +137,10 @@ class IdempotentKafkaListenerTests {
 		long duplicate = send(Listeners.PAYMENTS, 1, event, null);
 		// More deliveries than spring-kafka's default back-off allows before it gives up
 		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(Listeners.PAYMENTS, 1, duplicate) >= 12);
-		assertThat(committed(Listeners.PAYMENTS, Listeners.PAYMENTS, 1)).isLessThanOrEqualTo(duplicate);
+		assertThat(offsets.of(Listeners.PAYMENTS, Listeners.PAYMENTS, 1)).isLessThanOrEqualTo(duplicate);
 		assertThat(this.ledger.effects(Listeners.PAYMENTS, id)).isZero();
 		this.charges.gate(id).countDown();
-		awaitCommitted(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first, 1, duplicate));
+		offsets.awaitPast(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first, 1, duplicate));
 		assertThat(this.ledger.effects(Listeners.PAYMENTS, id)).isOne();
 	}
 
@@ -159,10 +156,10 @@ class IdempotentKafkaListenerTests {
 		await().atMost(DEADLINE).until(() -> this.charges.started(id));
 		long duplicate = send(topic, 0, event, null);
 		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(topic, 0, duplicate) >= 12);
-		assertThat(committed(topic, topic, 0)).isLessThanOrEqualTo(duplicate);
+		assertThat(offsets.of(topic, topic, 0)).isLessThanOrEqualTo(duplicate);
 		this.charges.gate(id).countDown();
-		awaitCommitted(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first));
-		awaitCommitted(topic, topic, Map.of(0, duplicate));
+		offsets.awaitPast(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first));
+		offsets.awaitPast(topic, topic, Map.of(0, duplicate));
 		assertThat(this.ledger.effects(Listeners.PAYMENTS, id) + this.ledger.effects(topic, id)).isOne();
 	}
 
@@ -177,10 +174,10 @@ class IdempotentKafkaListenerTests {
 		// More deliveries than spring-kafka's whole-batch fallback makes before it
 		// recovers every record of the batch
 		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(Listeners.BATCHES, 0, duplicate) >= 12);
-		assertThat(committed(Listeners.BATCHES, Listeners.BATCHES, 0)).isLessThanOrEqualTo(duplicate);
+		assertThat(offsets.of(Listeners.BATCHES, Listeners.BATCHES, 0)).isLessThanOrEqualTo(duplicate);
 		this.charges.gate(id).countDown();
-		awaitCommitted(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first));
-		awaitCommitted(Listeners.BATCHES, Listeners.BATCHES, Map.of(0, duplicate));
+		offsets.awaitPast(Listeners.PAYMENTS, Listeners.PAYMENTS, Map.of(0, first));
+		offsets.awaitPast(Listeners.BATCHES, Listeners.BATCHES, Map.of(0, duplicate));
 		assertThat(this.ledger.effects(Listeners.PAYMENTS, id) + this.ledger.effects(Listeners.BATCHES, id)).isOne();
 	}
 
@@ -202,7 +199,7 @@ class IdempotentKafkaListenerTests {
 			.orElseThrow();
 		assertThat(headerValues(deadLetter.headers().headers(KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN)))
 			.anyMatch((value) -> value.contains("IdempotencyKeyReuseException"));
-		awaitCommitted(Listeners.REUSE, Listeners.REUSE, Map.of(2, reused));
+		offsets.awaitPast(Listeners.REUSE, Listeners.REUSE, Map.of(2, reused));
 		assertThat(this.ledger.deliveries(Listeners.REUSE, 2, reused)).isOne();
 		assertThat(this.ledger.effects(Listeners.REUSE, id)).isOne();
 	}
@@ -215,7 +212,7 @@ class IdempotentKafkaListenerTests {
 			send(Listeners.HEADERS, 0, new PaymentEvent(UUID.randomUUID().toString(), 1), id);
 			last = send(Listeners.HEADERS, 0, new PaymentEvent(UUID.randomUUID().toString(), 2), id);
 		}
-		awaitCommitted(Listeners.HEADERS, Listeners.HEADERS, Map.of(0, last));
+		offsets.awaitPast(Listeners.HEADERS, Listeners.HEADERS, Map.of(0, last));
 		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(Listeners.HEADERS, id)).isOne());
 	}
 
@@ -226,11 +223,11 @@ class IdempotentKafkaListenerTests {
 		PaymentEvent event = new PaymentEvent(id, 7);
 		this.listeners.failAfterEffect(id);
 		long first = send(topic, 1, event, null);
-		awaitCommitted(topic, topic, Map.of(1, first));
+		offsets.awaitPast(topic, topic, Map.of(1, first));
 		assertThat(this.ledger.deliveries(topic, 1, first)).isEqualTo(2);
 		assertThat(this.ledger.effects(topic, id)).isOne();
 		long resent = send(topic, 1, event, null);
-		awaitCommitted(topic, topic, Map.of(1, resent));
+		offsets.awaitPast(topic, topic, Map.of(1, resent));
 		assertThat(this.ledger.effects(topic, id)).isEqualTo(2);
 	}
 
@@ -251,11 +248,11 @@ class IdempotentKafkaListenerTests {
 		container.stop();
 		int deliveredBeforeRestart = this.ledger.deliveries(Listeners.RESTARTS);
 		for (int partition = 0; partition < 3; partition++) {
-			assertThat(committed(Listeners.RESTARTS, Listeners.RESTARTS, partition)).isZero();
+			assertThat(offsets.of(Listeners.RESTARTS, Listeners.RESTARTS, partition)).isZero();
 		}
 		this.listeners.acknowledging(true);
 		container.start();
-		awaitCommitted(Listeners.RESTARTS, Listeners.RESTARTS, lastOffsets);
+		offsets.awaitPast(Listeners.RESTARTS, Listeners.RESTARTS, lastOffsets);
 		// Nothing was committed, so every record was delivered again after the restart
 		assertThat(this.ledger.deliveries(Listeners.RESTARTS)).isGreaterThanOrEqualTo(sent + deliveredBeforeRestart);
 		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(Listeners.RESTARTS, id)).isOne());
@@ -281,7 +278,7 @@ class IdempotentKafkaListenerTests {
 			b.start();
 			await().atMost(DEADLINE).until(() -> effects(Listeners.REBALANCE, ids) >= 20);
 			a.stop();
-			awaitCommitted(Listeners.REBALANCE, Listeners.REBALANCE, lastOffsets);
+			offsets.awaitPast(Listeners.REBALANCE, Listeners.REBALANCE, lastOffsets);
 			b.stop();
 			assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(Listeners.REBALANCE, id)).isOne());
 		}
@@ -302,8 +299,8 @@ class IdempotentKafkaListenerTests {
 		long offset = send(Listeners.CRASHES, 0, new PaymentEvent(id, 42), null);
 		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(Listeners.CRASHES, 0, offset) >= 2);
 		assertThat(this.ledger.effects(Listeners.CRASHES, id)).isZero();
-		assertThat(committed(Listeners.CRASHES, Listeners.CRASHES, 0)).isLessThanOrEqualTo(offset);
-		awaitCommitted(Listeners.CRASHES, Listeners.CRASHES, Map.of(0, offset));
+		assertThat(offsets.of(Listeners.CRASHES, Listeners.CRASHES, 0)).isLessThanOrEqualTo(offset);
+		offsets.awaitPast(Listeners.CRASHES, Listeners.CRASHES, Map.of(0, offset));
 		assertThat(this.ledger.effects(Listeners.CRASHES, id)).isOne();
 		assertThat(this.charges.fence(id)).isEqualTo(2);
 	}
@@ -319,26 +316,6 @@ class IdempotentKafkaListenerTests {
 
 	private int effects(String topic, List<String> ids) {
 		return ids.stream().mapToInt((id) -> this.ledger.effects(topic, id)).sum();
-	}
-
-	// Every partition's committed offset past the given last offset: nothing left behind
-	private void awaitCommitted(String group, String topic, Map<Integer, Long> lastOffsets) {
-		await().atMost(DEADLINE)
-			.untilAsserted(() -> lastOffsets.forEach(
-					(partition, offset) -> assertThat(committed(group, topic, partition)).as("partition " + partition)
-						.isGreaterThan(offset)));
-	}
-
-	private static long committed(String group, String topic, int partition) {
-		Map<TopicPartition, OffsetAndMetadata> offsets;
-		try {
-			offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Could not read the offsets of group " + group, ex);
-		}
-		OffsetAndMetadata committed = offsets.get(new TopicPartition(topic, partition));
-		return (committed != null) ? committed.offset() : 0;
 	}
 
 	private static List<String> headerValues(Iterable<Header> headers) {
