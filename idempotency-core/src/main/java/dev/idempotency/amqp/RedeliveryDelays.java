@@ -29,9 +29,6 @@ final class RedeliveryDelays {
 
 	private final InProgressBackOff backOff;
 
-	// An outage has no lease: only the longest delay bounds its back-off
-	private final IdempotencyInProgressException outage;
-
 	private final long forgetAfterNanos;
 
 	private final Map<String, Attempts> inProgress = new LinkedHashMap<>(64, 0.75f, true) {
@@ -47,7 +44,6 @@ final class RedeliveryDelays {
 
 	RedeliveryDelays(InProgressBackOff backOff) {
 		this.backOff = backOff;
-		this.outage = new IdempotencyInProgressException("store", "outage", backOff.maxInterval());
 		this.forgetAfterNanos = backOff.maxInterval().multipliedBy(2).toNanos();
 	}
 
@@ -61,7 +57,7 @@ final class RedeliveryDelays {
 			return this.backOff.delay(inProgressAttempt(inProgress), inProgress);
 		}
 		int attempt = this.storeFailures.updateAndGet((failures) -> Math.min(failures + 1, MOST_ATTEMPTS));
-		return this.backOff.delay(attempt, this.outage);
+		return this.backOff.delay(attempt);
 	}
 
 	/**

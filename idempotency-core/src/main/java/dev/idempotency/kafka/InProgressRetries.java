@@ -26,9 +26,6 @@ final class InProgressRetries implements BackOff {
 
 	@Override
 	public BackOffExecution start() {
-		// A lease no delay reaches, for the attempts after the first
-		IdempotencyInProgressException unbounded = new IdempotencyInProgressException(this.first.getName(),
-				this.first.getKey(), this.backOff.maxInterval());
 		return new BackOffExecution() {
 
 			private int attempt;
@@ -36,8 +33,10 @@ final class InProgressRetries implements BackOff {
 			@Override
 			public long nextBackOff() {
 				this.attempt = (this.attempt == Integer.MAX_VALUE) ? this.attempt : this.attempt + 1;
-				IdempotencyInProgressException lease = (this.attempt == 1) ? InProgressRetries.this.first : unbounded;
-				return InProgressRetries.this.backOff.delay(this.attempt, lease).toMillis();
+				InProgressBackOff backOff = InProgressRetries.this.backOff;
+				return ((this.attempt == 1) ? backOff.delay(1, InProgressRetries.this.first)
+						: backOff.delay(this.attempt))
+					.toMillis();
 			}
 
 		};

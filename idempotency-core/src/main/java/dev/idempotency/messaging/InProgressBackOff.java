@@ -37,6 +37,18 @@ public record InProgressBackOff(Duration initialInterval, double multiplier, Dur
 	}
 
 	/**
+	 * Return the delay before a redelivery, bounded by {@code maxInterval} only: for a
+	 * redelivery after a store failure, or one whose other attempt's lease is not known.
+	 * @param attempt how many times the message has failed so, from 1
+	 * @return the delay, at least 1 ms
+	 */
+	public Duration delay(int attempt) {
+		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
+		double grown = this.initialInterval.toMillis() * Math.pow(this.multiplier, attempt - 1);
+		return Duration.ofMillis((long) Math.min(grown, this.maxInterval.toMillis()));
+	}
+
+	/**
 	 * Return the delay before a redelivery.
 	 * @param attempt how many times the message has met another attempt in progress, from
 	 * 1
@@ -44,10 +56,10 @@ public record InProgressBackOff(Duration initialInterval, double multiplier, Dur
 	 * @return the delay, at least 1 ms
 	 */
 	public Duration delay(int attempt, IdempotencyInProgressException exception) {
-		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
-		double grown = this.initialInterval.toMillis() * Math.pow(this.multiplier, attempt - 1);
-		long millis = (long) Math.min(grown, this.maxInterval.toMillis());
-		Duration delay = Duration.ofMillis(Math.min(millis, exception.getRetryAfter().toMillis()));
+		Duration delay = delay(attempt);
+		if (exception.getRetryAfter().compareTo(delay) < 0) {
+			delay = exception.getRetryAfter();
+		}
 		return (delay.compareTo(SHORTEST) < 0) ? SHORTEST : delay;
 	}
 

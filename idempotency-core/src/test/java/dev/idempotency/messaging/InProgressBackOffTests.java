@@ -23,6 +23,13 @@ class InProgressBackOffTests {
 	}
 
 	@Test
+	void delayWithoutALeaseIsBoundedByTheLongestOnly() {
+		assertThat(this.backOff.delay(1)).isEqualTo(Duration.ofMillis(100));
+		assertThat(this.backOff.delay(3)).isEqualTo(Duration.ofMillis(400));
+		assertThat(this.backOff.delay(5000)).isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
 	void delayIsNeverLongerThanTheLeaseHasLeft() {
 		assertThat(this.backOff.delay(5, inProgress(Duration.ofMillis(300)))).isEqualTo(Duration.ofMillis(300));
 		assertThat(this.backOff.delay(1, inProgress(Duration.ZERO))).isEqualTo(Duration.ofMillis(1));
@@ -40,6 +47,7 @@ class InProgressBackOffTests {
 			.isThrownBy(() -> new InProgressBackOff(Duration.ofSeconds(2), 2, Duration.ofSeconds(1)))
 			.withMessage("'maxInterval' must not be shorter than 'initialInterval'");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.backOff.delay(0, inProgress(Duration.ZERO)));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.backOff.delay(0));
 	}
 
 	private static IdempotencyInProgressException inProgress(Duration retryAfter) {
