@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.IdempotencyContextHolder;
+import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.store.AcquireRequest;
@@ -151,6 +152,18 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 	}
 
 	private void run(Attempt attempt, boolean takeover) {
+		IdempotencyLockLostException late;
+		try {
+			late = this.engine.tooLateToStart(this.call, this.operation, attempt);
+		}
+		catch (Throwable ex) {
+			end(null, ex);
+			return;
+		}
+		if (late != null) {
+			end(null, late);
+			return;
+		}
 		Renewal renewal;
 		try {
 			renewal = this.engine.renew(this.call, this.operation, attempt);

@@ -7,8 +7,15 @@ import dev.idempotency.store.RecordKey;
 
 /**
  * The attempt that owns a record while its method runs, and what it knows of its lease:
- * the end of the last lease the store confirmed, on the local monotonic clock, and
- * whether a renewal found the record lost.
+ * when the store granted it, the end of the last lease the store confirmed, on the local
+ * monotonic clock, and whether a renewal found the record lost.
+ * <p>
+ * A lease is counted from the moment its acquire was sent, the earliest the store can
+ * have granted it, not from when the reply came: a reply that a lagging replica, a large
+ * batch or a slow link held back has used up part of the lease already. The method starts
+ * only while at least a {@linkplain #START_MARGIN_DIVISOR third} of the lease is left,
+ * the renewal period: the first renewal is then sent at once or before that third has
+ * passed, and reaches the store in time unless the process pauses for longer than that.
  */
 final class Attempt implements IdempotencyContext {
 
@@ -18,7 +25,15 @@ final class Attempt implements IdempotencyContext {
 
 	private final long fence;
 
+	/**
+	 * The part of its lease an attempt must have left to start its method: a third, one
+	 * renewal period.
+	 */
+	static final int START_MARGIN_DIVISOR = 3;
+
 	private final long leaseNanos;
+
+	private final long grantedNanos;
 
 	private final LongSupplier nanoClock;
 
@@ -35,6 +50,7 @@ final class Attempt implements IdempotencyContext {
 		this.fence = fence;
 		this.leaseNanos = leaseNanos;
 		this.nanoClock = nanoClock;
+		this.grantedNanos = acquireSentNanos;
 		this.leaseEndNanos = acquireSentNanos + leaseNanos;
 	}
 
@@ -48,6 +64,25 @@ final class Attempt implements IdempotencyContext {
 
 	long leaseNanos() {
 		return this.leaseNanos;
+	}
+
+	/**
+	 * Return when the store granted the lease, as far as this process can tell: when the
+	 * acquire that the store answered was sent.
+	 * @return the time, on the monotonic clock of {@link #leaseLeftNanos()}
+	 */
+	long grantedNanos() {
+		return this.grantedNanos;
+	}
+
+	/**
+	 * Return whether enough of the lease is left to start the method (or the work of a
+	 * batch item): at least a third of it, so that a renewal sent now or soon reaches the
+	 * store before the lease ends.
+	 * @return whether the method may start
+	 */
+	boolean canStart() {
+		return leaseLeftNanos() >= this.leaseNanos / START_MARGIN_DIVISOR;
 	}
 
 	/**

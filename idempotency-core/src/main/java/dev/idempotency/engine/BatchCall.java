@@ -181,8 +181,9 @@ final class BatchCall<I> {
 				slot.failed(stop);
 				continue;
 			}
-			if (!attempt.isLeaseHeld()) {
-				lost(slot, attempt);
+			IdempotencyLockLostException late = this.engine.tooLateToStart(slot.call(), this.operation, attempt);
+			if (late != null) {
+				slot.failed(late);
 				continue;
 			}
 			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);
@@ -197,19 +198,6 @@ final class BatchCall<I> {
 				IdempotencyContextHolder.restore(outer);
 			}
 		}
-	}
-
-	// Unlike a single call, an item waits for the work of the items before it, and its
-	// lease may run out meanwhile (a pause, renewals failing) or another attempt take the
-	// record over: its work would then run twice. It does not run; the record is
-	// released in case it is still this attempt's, so that the next delivery need not
-	// wait for the lease.
-	private void lost(BatchItems<I>.Slot slot, Attempt attempt) {
-		IdempotencyLockLostException ex = new IdempotencyLockLostException(attempt.name(), attempt.key(),
-				attempt.fence());
-		this.engine.report(slot.call(), this.operation, slot.record(), Outcome.LOCK_LOST);
-		this.engine.recorder().release(attempt, this.operation.settings().retention(), ex);
-		slot.failed(ex);
 	}
 
 	private void failed(BatchItems<I>.Slot slot, Attempt attempt, Throwable ex) {

@@ -402,6 +402,35 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
+	 * Refuse to start the method of an attempt with too little of its lease left
+	 * ({@link Attempt#canStart()}): a renewal might not reach the store before the lease
+	 * ends, and a duplicate could then take the record over while the method runs. The
+	 * record is released at once, so that the next delivery need not wait for the lease,
+	 * and the call is reported {@link Outcome#LOCK_LOST}.
+	 * @return the exception to fail the call with, or {@code null} when the method may
+	 * start
+	 */
+	@Nullable IdempotencyLockLostException tooLateToStart(Call call, Operation operation, Attempt attempt) {
+		if (attempt.canStart()) {
+			return null;
+		}
+		long leftMillis = Math.max(0, attempt.leaseLeftNanos()) / 1_000_000;
+		long leaseMillis = attempt.leaseNanos() / 1_000_000;
+		long sinceGrantMillis = (this.nanoClock.getAsLong() - attempt.grantedNanos()) / 1_000_000;
+		IdempotencyLockLostException ex = new IdempotencyLockLostException("Attempt with fence " + attempt.fence()
+				+ " of operation '" + operation.name() + "' did not run for key '" + attempt.key() + "': " + leftMillis
+				+ " ms of its " + leaseMillis + " ms lease " + ((leftMillis == 1) ? "was" : "were") + " left "
+				+ sinceGrantMillis
+				+ " ms after its acquire was sent, less than the third it needs to start; its record was released "
+				+ "for the next delivery");
+		logger.warn(ex.getMessage() + ". Raise the lock timeout of operation '" + operation.name()
+				+ "' if the store's replies are this slow (replica acknowledgements, a large batch, a slow link).");
+		report(call, operation, attempt.record(), Outcome.LOCK_LOST);
+		this.recorder.release(attempt, operation.settings().retention(), ex);
+		return ex;
+	}
+
+	/**
 	 * Start renewing an attempt's lease; if that fails, the method never runs and the
 	 * record is released at once rather than after a whole lease.
 	 */
@@ -502,6 +531,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private @Nullable Object run(Operation operation, Attempt attempt, boolean takeover, Invocation invocation,
 			Call call) throws Throwable {
+		IdempotencyLockLostException late = tooLateToStart(call, operation, attempt);
+		if (late != null) {
+			throw late;
+		}
 		// Renewed until the outcome is recorded, retries included
 		Renewal renewal = renew(call, operation, attempt);
 		try {

@@ -119,7 +119,7 @@ final class LeaseRenewer implements AutoCloseable {
 		if (period < this.shortestPeriodNanos.get()) {
 			this.shortestPeriodNanos.accumulateAndGet(period, Math::min);
 		}
-		Renewal renewal = new Renewal(attempt, lease, retention, period, this.nanoClock.getAsLong());
+		Renewal renewal = new Renewal(attempt, lease, retention, period);
 		this.running.add(renewal);
 		// Read after the add: either close() sees this renewal and the sweeper keeps it
 		// renewed until it stops, or this sees the close.
@@ -280,13 +280,15 @@ final class LeaseRenewer implements AutoCloseable {
 
 		private volatile boolean stopped;
 
-		Renewal(Attempt attempt, Duration lease, Duration retention, long periodNanos, long startNanos) {
+		// Planned from the grant, not from now: an acquire whose reply came late has used
+		// up part of its lease already, and its first renewal may be due at once.
+		Renewal(Attempt attempt, Duration lease, Duration retention, long periodNanos) {
 			this.attempt = attempt;
 			this.lease = lease;
 			this.retention = retention;
 			this.periodNanos = periodNanos;
 			this.slackNanos = periodNanos / 4;
-			this.dueNanos = startNanos + periodNanos;
+			this.dueNanos = attempt.grantedNanos() + periodNanos;
 		}
 
 		private void send(long now) {

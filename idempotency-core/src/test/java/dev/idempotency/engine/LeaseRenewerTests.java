@@ -62,6 +62,35 @@ class LeaseRenewerTests {
 	}
 
 	@Test
+	void firstRenewalIsPlannedFromTheGrantAndSentAtOnceWhenAlreadyDue() {
+		// The acquire was sent at the grant; its reply came 2.5 s later, when the renewal
+		// starts: a first renewal planned from now would be due at 3.5 s, after the lease
+		long granted = this.clock.get();
+		advance(Duration.ofMillis(2500));
+		Attempt late = new Attempt(new RecordKey("renewals", "late"), "owner-late", 1, Duration.ofSeconds(3).toNanos(),
+				granted, this.clock::get);
+		this.renewer.start(late, Duration.ofSeconds(3), RETENTION);
+		await().until(() -> this.store.renewals("late") == 1);
+		assertThat(late.isLeaseHeld()).isTrue();
+		advance(Duration.ofMillis(2999));
+		assertThat(late.isLeaseHeld()).isTrue();
+	}
+
+	@Test
+	void firstRenewalIsPlannedFromTheGrantNotFromWhenTheRenewalStarts() {
+		long granted = this.clock.get();
+		advance(Duration.ofMillis(500));
+		Attempt attempt = new Attempt(new RecordKey("renewals", "planned"), "owner-planned", 1,
+				Duration.ofSeconds(3).toNanos(), granted, this.clock::get);
+		this.renewer.start(attempt, Duration.ofSeconds(3), RETENTION);
+		awaitSweep();
+		assertThat(this.store.renewals("planned")).isZero();
+		// Due a period after the grant (sent a quarter period early), not after the start
+		advance(Duration.ofMillis(250));
+		await().until(() -> this.store.renewals("planned") == 1);
+	}
+
+	@Test
 	void callThatEndsWithinAThirdOfItsLockTimeoutIsNeverRenewed() {
 		for (int i = 0; i < 100; i++) {
 			start("short", Duration.ofSeconds(3)).stop();

@@ -4,6 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
@@ -11,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import dev.idempotency.BatchOutcome;
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
+import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.AcquireRequest;
@@ -34,6 +40,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The engine on a store that waits for one replica, whose replica stops answering: the
@@ -97,6 +104,54 @@ class RedisReplicaAcksEngineTests {
 			assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
 			assertThat(runs).hasValue(1);
 			assertThat(listener.outcomes()).containsExactly(Outcome.STORE_ERROR, Outcome.EXECUTED, Outcome.REPLAYED);
+		}
+	}
+
+	// The claim waits 950 ms of its 1 s lease for the frozen replica: the method would
+	// start with 50 ms of lease left, and a duplicate waiting for the record would take
+	// it
+	// over while the method runs. It does not start; the duplicate runs it once.
+	@Test
+	void claimThatWaitedMostOfItsLeaseForTheReplicaDoesNotRunItsMethod() throws Throwable {
+		RecordingListener listener = new RecordingListener();
+		IdempotencyStore patient = new RedisIdempotencyStore(factory, PREFIX,
+				RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT, new ReplicaAcks(1, Duration.ofSeconds(3)));
+		ScheduledExecutorService thawer = Executors.newSingleThreadScheduledExecutor();
+		try (IdempotencyEngine engine = new IdempotencyEngine(patient, IdempotencyDefaults.STANDARD,
+				List.of(listener))) {
+			Operation operation = operation(Duration.ofSeconds(1));
+			AtomicInteger effects = new AtomicInteger();
+			CountDownLatch duplicateRan = new CountDownLatch(1);
+			replica.freeze();
+			thawer.schedule(replica::thaw, 950, TimeUnit.MILLISECONDS);
+			CompletableFuture<Object> first = CompletableFuture.supplyAsync(() -> {
+				try {
+					return engine.execute(operation, "k", null, () -> {
+						effects.incrementAndGet();
+						duplicateRan.await(3, TimeUnit.SECONDS);
+						return "first";
+					});
+				}
+				catch (Throwable ex) {
+					return ex;
+				}
+			});
+			await().atMost(Duration.ofSeconds(5)).until(() -> onPrimary(operation) != null);
+			Operation waiting = new Operation(operation.name(), new OperationSettings(Duration.ofSeconds(1),
+					Duration.ofHours(1), OnInProgress.WAIT, Duration.ofSeconds(5)), operation.codec(),
+					operation.keySource());
+			assertThat(engine.execute(waiting, "k", null, () -> {
+				effects.incrementAndGet();
+				duplicateRan.countDown();
+				return "duplicate";
+			})).isEqualTo("duplicate");
+			assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(IdempotencyLockLostException.class);
+			assertThat(effects).hasValue(1);
+			assertThat(listener.outcomes()).contains(Outcome.LOCK_LOST, Outcome.EXECUTED)
+				.doesNotContain(Outcome.RECOVERED);
+		}
+		finally {
+			thawer.shutdownNow();
 		}
 	}
 
