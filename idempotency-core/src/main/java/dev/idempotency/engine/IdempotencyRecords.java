@@ -21,7 +21,7 @@ public final class IdempotencyRecords {
 	/**
 	 * Create a lookup.
 	 * @param store the store of records
-	 * @param maxKeyLength keys longer than this are stored as their SHA-256 hex digest
+	 * @param maxKeyLength keys longer than this are stored hashed
 	 */
 	public IdempotencyRecords(IdempotencyStore store, int maxKeyLength) {
 		Assert.notNull(store, "'store' must not be null");
@@ -31,9 +31,11 @@ public final class IdempotencyRecords {
 
 	/**
 	 * Return the record a call of an operation with a key is stored under: a key longer
-	 * than the maximum key length is stored as the lowercase hex SHA-256 of its UTF-8
-	 * bytes, any other key as it is. A digest given as the key is found too, since it is
-	 * never longer than the maximum.
+	 * than the maximum key length, or one that starts with {@code sha256:}, is stored as
+	 * {@code sha256:} followed by the lowercase hex SHA-256 of its UTF-8 bytes, any other
+	 * key as it is. A hashed key given in its stored form ({@code sha256:} and 64 hex
+	 * digits) is taken as it is, so that an operator can look up a record by the key a
+	 * log or {@code IdempotencyContext.key()} showed.
 	 * @param name the operation name
 	 * @param key the key as the key expression evaluates it
 	 * @return the record key
@@ -43,7 +45,7 @@ public final class IdempotencyRecords {
 	public RecordKey recordKey(String name, String key) {
 		Operation.checkName(name);
 		Assert.hasText(key, "'key' must not be empty");
-		return new RecordKey(name, Keys.stored(key, this.maxKeyLength));
+		return new RecordKey(name, Keys.isHashed(key) ? key : Keys.stored(key, this.maxKeyLength));
 	}
 
 	/**

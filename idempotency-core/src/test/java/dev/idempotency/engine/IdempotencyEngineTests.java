@@ -172,12 +172,38 @@ abstract class IdempotencyEngineTests {
 		call(operation, longKey, () -> "x");
 		call(operation, "short", () -> "y");
 		RecordKey hashed = this.engine.getRecords().recordKey(operation.name(), longKey);
-		assertThat(hashed).isEqualTo(new RecordKey(operation.name(), Keys.sha256Hex(longKey)));
+		assertThat(hashed).isEqualTo(new RecordKey(operation.name(), "sha256:" + Keys.sha256Hex(longKey)));
 		assertThat(this.store.read(hashed)).isPresent();
 		assertThat(this.engine.getRecords().recordKey(operation.name(), hashed.key())).isEqualTo(hashed);
 		assertThat(this.store.read(this.engine.getRecords().recordKey(operation.name(), "short"))).isPresent();
 		assertThat(this.engine.getRecords().recordKey(operation.name(), "y".repeat(200)).key())
 			.isEqualTo("y".repeat(200));
+	}
+
+	@Test
+	void literalKeyThatIsTheDigestOfALongKeyDoesNotMeetItsRecord() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		String longKey = "x".repeat(201);
+		assertThat(call(operation, longKey, () -> "long")).isEqualTo("long");
+		String digest = Keys.sha256Hex(longKey);
+		assertThat(call(operation, digest, () -> "digest")).isEqualTo("digest");
+		assertThat(call(operation, "sha256:" + digest, () -> "stored form")).isEqualTo("stored form");
+		assertThat(call(operation, longKey, () -> "again")).isEqualTo("long");
+		assertThat(call(operation, digest, () -> "again")).isEqualTo("digest");
+		assertThat(call(operation, "sha256:" + digest, () -> "again")).isEqualTo("stored form");
+	}
+
+	@Test
+	void literalKeyThatStartsLikeAHashedOneIsStoredHashed() throws Throwable {
+		Operation operation = operation(REJECT, String.class);
+		AtomicReference<String> seen = new AtomicReference<>();
+		call(operation, "sha256:short", () -> {
+			seen.set(IdempotencyContext.current().key());
+			return "x";
+		});
+		assertThat(seen.get()).isEqualTo("sha256:" + Keys.sha256Hex("sha256:short"));
+		assertThat(this.engine.getRecords().recordKey(operation.name(), "sha256:short").key()).isEqualTo(seen.get());
+		assertThat(this.engine.getRecords().recordKey(operation.name(), seen.get()).key()).isEqualTo(seen.get());
 	}
 
 	@Test
@@ -201,7 +227,7 @@ abstract class IdempotencyEngineTests {
 			seen.set(IdempotencyContext.current().key());
 			return "x";
 		});
-		assertThat(seen.get()).isEqualTo(Keys.sha256Hex(longKey)).hasSize(64).matches("[0-9a-f]{64}");
+		assertThat(seen.get()).isEqualTo("sha256:" + Keys.sha256Hex(longKey)).matches("sha256:[0-9a-f]{64}");
 		assertThat(call(operation, longKey, () -> "again")).isEqualTo("x");
 		String maxKey = "y".repeat(200);
 		call(operation, maxKey, () -> {

@@ -21,8 +21,9 @@ import org.springframework.util.Assert;
  * <p>
  * A record is named by the operation name ({@code @Idempotent(name)}, by default
  * {@code SimpleClassName.methodName}) and the key as the operation evaluates it (a key
- * longer than {@code idempotency.max-key-length} is stored as its SHA-256 hex digest).
- * <pre class="code">
+ * longer than {@code idempotency.max-key-length}, or one that starts with
+ * {@code sha256:}, is stored as {@code sha256:} followed by its lowercase hex SHA-256:
+ * give that form here). <pre class="code">
  * AbandonedAttempt crashed = StoreScenarios.crashedAttempt(store, "Payments.charge", "order-42");
  * payments.charge("order-42", 1250); // takes the record over, with a higher fence
  * assertThat(crashed.complete()).isFalse(); // the crashed attempt, back as a zombie, is refused

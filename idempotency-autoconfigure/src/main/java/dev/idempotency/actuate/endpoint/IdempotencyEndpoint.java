@@ -22,7 +22,8 @@ import org.springframework.util.StringUtils;
  * method again.
  * <p>
  * A key is given as the key expression evaluates it and looked up as the engine stores
- * it: one longer than {@code idempotency.max-key-length} by its SHA-256 digest, which may
+ * it: one longer than {@code idempotency.max-key-length} (or starting with
+ * {@code sha256:}) as {@code sha256:} followed by its SHA-256 digest, a form which may
  * also be given directly. Since a key may contain {@code /}, it takes the rest of the
  * path. Store failures propagate as {@link dev.idempotency.IdempotencyStoreException}.
  * <p>

@@ -18,8 +18,8 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  *
  * @param name the operation name
  * @param key the key as stored
- * @param keyHashed whether the requested key was too long and {@code key} is its SHA-256
- * digest
+ * @param keyHashed whether the requested key was stored hashed (too long, or starting
+ * with {@code sha256:}) and {@code key} is {@code sha256:} followed by its SHA-256 digest
  * @param state {@code IN_PROGRESS}, {@code COMPLETED} or {@code FAILED}
  * @param fence the fence number of the current or last attempt
  * @param startedAt when that attempt started

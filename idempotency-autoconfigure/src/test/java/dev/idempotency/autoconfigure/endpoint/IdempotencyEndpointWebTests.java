@@ -198,7 +198,7 @@ abstract class IdempotencyEndpointWebTests {
 	@Test
 	void keyLongerThanTheMaximumIsFoundByItselfAndByItsDigest() throws Exception {
 		String key = newKey() + "-" + "k".repeat(300);
-		String digest = sha256Hex(key);
+		String digest = "sha256:" + sha256Hex(key);
 		this.payments.charge(key);
 		JsonNode record = json.readTree(get("/actuator/idempotency/Payments.charge/" + key).body());
 		assertThat(record.get("key").asString()).isEqualTo(digest);
