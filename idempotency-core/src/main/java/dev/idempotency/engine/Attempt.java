@@ -43,6 +43,8 @@ final class Attempt implements IdempotencyContext {
 
 	private volatile boolean lost;
 
+	private volatile boolean finished;
+
 	Attempt(RecordKey record, String owner, long fence, long leaseNanos, long acquireSentNanos,
 			LongSupplier nanoClock) {
 		this.record = record;
@@ -99,6 +101,23 @@ final class Attempt implements IdempotencyContext {
 
 	void lost() {
 		this.lost = true;
+	}
+
+	/**
+	 * Record that a renewal found the record already completed or released by this very
+	 * attempt: a command whose reply said it failed got through.
+	 */
+	void finished() {
+		this.finished = true;
+	}
+
+	/**
+	 * Return whether a renewal found the record already completed or released by this
+	 * attempt.
+	 * @return whether the store holds this attempt's outcome
+	 */
+	boolean isFinished() {
+		return this.finished;
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.idempotency.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -19,7 +20,9 @@ import dev.idempotency.store.StoredResult;
  * Completes the records of a batch's items whose work returned, in one store call. When
  * that call fails, each item is completed again on its own with the retries of a single
  * call ({@link OutcomeRecorder}): completing is idempotent for the same owner, so an item
- * the failed batch did complete completes again, and each item learns its own fate.
+ * the failed batch did complete completes again, and each item learns its own fate. All
+ * of that takes one lock timeout for the whole batch, not one per item: an item not
+ * reached by then fails without another try, its fate unknown.
  */
 final class BatchRecorder {
 
@@ -50,11 +53,20 @@ final class BatchRecorder {
 			batch.add(
 					new BatchComplete(attempt.record(), attempt.owner(), attempt.fence(), encoded.stored(), retention));
 		}
-		List<Boolean> completed = completeAll(batch);
+		long deadline = this.engine.nanoClock().getAsLong() + this.operation.settings().lockTimeout().toNanos();
+		@Nullable RuntimeException batchFailure = null;
+		List<Boolean> completed;
+		try {
+			completed = completeAll(batch);
+		}
+		catch (RuntimeException ex) {
+			completed = null;
+			batchFailure = ex;
+		}
 		for (int i = 0; i < ran.size(); i++) {
 			BatchItems<I>.Slot slot = ran.get(i);
 			if (completed == null) {
-				completeAlone(slot, stored.get(i), retention);
+				completeAlone(slot, stored.get(i), retention, deadline, Objects.requireNonNull(batchFailure));
 			}
 			else if (completed.get(i)) {
 				executed(slot);
@@ -70,7 +82,7 @@ final class BatchRecorder {
 	}
 
 	// The caller's interrupt flag is cleared for the store call, as for single calls
-	private @Nullable List<Boolean> completeAll(List<BatchComplete> batch) {
+	private List<Boolean> completeAll(List<BatchComplete> batch) {
 		boolean interrupted = Thread.interrupted();
 		try {
 			return this.engine.getStore().completeAll(batch);
@@ -78,7 +90,7 @@ final class BatchRecorder {
 		catch (RuntimeException ex) {
 			logger.debug("Could not complete a batch of " + batch.size() + " records of operation '"
 					+ this.operation.name() + "' at once; completing each on its own", ex);
-			return null;
+			throw ex;
 		}
 		finally {
 			if (interrupted) {
@@ -87,9 +99,20 @@ final class BatchRecorder {
 		}
 	}
 
-	private <I> void completeAlone(BatchItems<I>.Slot slot, StoredResult stored, Duration retention) {
+	private <I> void completeAlone(BatchItems<I>.Slot slot, StoredResult stored, Duration retention, long deadline,
+			RuntimeException batchFailure) {
+		Attempt attempt = slot.attempt();
+		if (this.engine.nanoClock().getAsLong() - deadline >= 0) {
+			failed(slot, attempt.isFinished() ? OutcomeRecorder.unconfirmed(attempt, batchFailure)
+					: new IdempotencyCompletionException(attempt + " ran its work in a batch whose completion failed, "
+							+ "and the lock timeout that completing the batch may take ran out before this item could be "
+							+ "completed on its own: the store holds its record COMPLETED if the batch's command got through, "
+							+ "else IN_PROGRESS until its lease runs out, then the next delivery runs the work again: "
+							+ batchFailure.getMessage(), batchFailure));
+			return;
+		}
 		try {
-			this.engine.recorder().complete(slot.attempt(), stored, retention);
+			this.engine.recorder().complete(attempt, stored, retention, deadline);
 		}
 		catch (IdempotencyLockLostException | IdempotencyCompletionException ex) {
 			failed(slot, ex);

@@ -15,16 +15,21 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RenewalResult;
 
 /**
  * Renews the leases of running attempts every third of their lock timeout, from one
  * sweeper thread that walks the set of running attempts when the earliest renewal is due.
  * <p>
- * Renewals are sent with {@link IdempotencyStore#renewAsync}: the sweeper never waits for
- * a reply, so renewals do not queue behind one another (the Redis store pipelines them on
- * one connection) and a command that hangs delays only its own attempt. An attempt has at
- * most one renewal in flight; its {@link Attempt#isLeaseHeld()} turns {@code false} by
- * the clock once the last confirmed lease has run out, whatever the store does.
+ * Renewals are sent with {@link IdempotencyStore#renewLease} from a few threads of their
+ * own ({@link RenewalSenders}), and never waited for: renewals do not queue behind one
+ * another (the Redis store pipelines them on one connection), and a command that hangs,
+ * even in a store that sends it on the calling thread, delays only its own attempt. A
+ * renewal that finds the record already finished by its own attempt (a completion whose
+ * reply said it failed got through) tells the attempt, which then stops retrying. An
+ * attempt has at most one renewal in flight; its {@link Attempt#isLeaseHeld()} turns
+ * {@code false} by the clock once the last confirmed lease has run out, whatever the
+ * store does.
  * <p>
  * Starting and stopping an attempt only adds it to and removes it from a concurrent set:
  * no lock, no scheduled task and, in the steady state, no wake-up of the sweeper (a
@@ -48,6 +53,9 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private static final long WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(WARNING_INTERVAL_SECONDS);
 
+	// After a sweep that failed unexpectedly: no busy loop if it fails again at once
+	private static final long FAILED_SWEEP_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
 	private final IdempotencyStore store;
 
 	private final LongSupplier nanoClock;
@@ -55,6 +63,8 @@ final class LeaseRenewer implements AutoCloseable {
 	private final ThreadFactory threadFactory;
 
 	private final Set<Renewal> running = ConcurrentHashMap.newKeySet();
+
+	private final RenewalSenders senders = new RenewalSenders();
 
 	private final AtomicLong shortestPeriodNanos = new AtomicLong(NEVER);
 
@@ -176,7 +186,7 @@ final class LeaseRenewer implements AutoCloseable {
 			synchronized (this) {
 				sweeper = this.sweeper;
 				if (sweeper == null) {
-					sweeper = this.threadFactory.newThread(this::sweep);
+					sweeper = this.threadFactory.newThread(this::sweepUntilClosed);
 					// Kept only once started: a thread that failed to start (no native
 					// thread left) would never renew anything
 					sweeper.start();
@@ -187,37 +197,73 @@ final class LeaseRenewer implements AutoCloseable {
 		return sweeper;
 	}
 
+	// An Error outside a renewal (from the clock, the set, an allocation) must not end
+	// the
+	// sweeps for good: every running lease depends on them. A sweeper that dies all the
+	// same gives way to a new one.
+	private void sweepUntilClosed() {
+		try {
+			while (!this.closed || !this.running.isEmpty()) {
+				try {
+					sweep();
+				}
+				catch (Throwable ex) {
+					logger.error("A sweep of the lease renewer failed unexpectedly; sweeping on", ex);
+					LockSupport.parkNanos(this, FAILED_SWEEP_PAUSE_NANOS);
+				}
+			}
+			this.senders.close();
+		}
+		finally {
+			replaceIfNeeded();
+		}
+	}
+
+	private void replaceIfNeeded() {
+		synchronized (this) {
+			if (this.sweeper == Thread.currentThread()) {
+				this.sweeper = null;
+			}
+		}
+		if (!this.running.isEmpty()) {
+			try {
+				sweeper();
+			}
+			catch (Throwable ex) {
+				logger.error("Could not replace the lease renewer's sweeper thread; the next attempt tries again", ex);
+			}
+		}
+	}
+
+	// One pass: renews what is due, then sleeps until the next renewal is due
 	private void sweep() {
-		while (!this.closed || !this.running.isEmpty()) {
-			boolean active = this.started;
-			this.started = false;
-			long now = this.nanoClock.getAsLong();
-			long next = NEVER;
-			for (Renewal renewal : this.running) {
-				if (!isBefore(now, renewal.dueNanos - renewal.slackNanos)) {
-					renew(renewal, now);
-				}
-				next = earliest(next, renewal.dueNanos - renewal.slackNanos);
+		boolean active = this.started;
+		this.started = false;
+		long now = this.nanoClock.getAsLong();
+		long next = NEVER;
+		for (Renewal renewal : this.running) {
+			if (!isBefore(now, renewal.dueNanos - renewal.slackNanos)) {
+				renew(renewal, now);
 			}
-			// While attempts keep starting, wake up at least once per shortest period, so
-			// that those yet to start are due after the next wake-up and need not wake
-			// it.
-			if (active || this.started || !this.running.isEmpty()) {
-				next = earliest(next, now + this.shortestPeriodNanos.get());
+			next = earliest(next, renewal.dueNanos - renewal.slackNanos);
+		}
+		// While attempts keep starting, wake up at least once per shortest period, so
+		// that those yet to start are due after the next wake-up and need not wake it.
+		if (active || this.started || !this.running.isEmpty()) {
+			next = earliest(next, now + this.shortestPeriodNanos.get());
+		}
+		this.nextSweepNanos = next;
+		if (isDueBefore(next)) {
+			return;
+		}
+		if (next == NEVER) {
+			if (this.closed) {
+				return;
 			}
-			this.nextSweepNanos = next;
-			if (isDueBefore(next)) {
-				continue;
-			}
-			if (next == NEVER) {
-				if (this.closed) {
-					continue;
-				}
-				LockSupport.park(this);
-			}
-			else {
-				LockSupport.parkNanos(this, next - this.nanoClock.getAsLong());
-			}
+			LockSupport.park(this);
+		}
+		else {
+			LockSupport.parkNanos(this, next - this.nanoClock.getAsLong());
 		}
 	}
 
@@ -300,23 +346,41 @@ final class LeaseRenewer implements AutoCloseable {
 			}
 			this.inFlight = true;
 			this.sentNanos = now;
-			CompletionStage<Boolean> reply = LeaseRenewer.this.store.renewAsync(this.attempt.record(),
-					this.attempt.owner(), this.attempt.fence(), this.lease, this.retention);
-			reply.whenComplete((renewed, ex) -> received(now, renewed, ex));
+			LeaseRenewer.this.senders.send(() -> sendNow(now));
+		}
+
+		// On a sender thread: a store that sends on the calling thread blocks only it
+		private void sendNow(long now) {
+			CompletionStage<RenewalResult> reply;
+			try {
+				reply = LeaseRenewer.this.store.renewLease(this.attempt.record(), this.attempt.owner(),
+						this.attempt.fence(), this.lease, this.retention);
+			}
+			catch (Throwable ex) {
+				received(now, null, ex);
+				return;
+			}
+			reply.whenComplete((result, ex) -> received(now, result, ex));
 		}
 
 		// Runs on whichever thread completes the reply (a client's I/O thread): no
 		// blocking here.
-		private void received(long sent, @Nullable Boolean renewed, @Nullable Throwable ex) {
+		private void received(long sent, @Nullable RenewalResult result, @Nullable Throwable ex) {
 			this.inFlight = false;
-			if (ex != null) {
+			if (ex != null || result == null) {
 				// Keep trying: the store may come back before anyone takes over, and a
 				// renewal that finds the record taken over will report it.
-				failed(ex);
+				failed((ex != null) ? ex : new IllegalStateException("The store answered no renewal result"));
 				return;
 			}
-			if (Boolean.TRUE.equals(renewed)) {
+			if (result == RenewalResult.RENEWED) {
 				this.attempt.renewed(sent);
+				return;
+			}
+			if (result == RenewalResult.FINISHED) {
+				// Nothing left to renew: the store holds this attempt's own outcome
+				this.attempt.finished();
+				stop();
 				return;
 			}
 			this.attempt.lost();

@@ -14,6 +14,7 @@ import dev.idempotency.IdempotencyLockLostException;
 
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.StoredResult;
+import dev.idempotency.store.UnreplicatedWriteException;
 
 /**
  * Records the outcome of an attempt that ran: completes or releases its record, retrying
@@ -37,6 +38,12 @@ final class OutcomeRecorder {
 
 	private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	/**
+	 * A deadline that never comes: retries are bounded by the attempt's own lock timeout
+	 * alone.
+	 */
+	static final long NO_DEADLINE = Long.MIN_VALUE;
+
 	private final IdempotencyStore store;
 
 	private final LongSupplier nanoClock;
@@ -55,15 +62,29 @@ final class OutcomeRecorder {
 	 * @throws IdempotencyCompletionException if the store kept failing
 	 */
 	void complete(Attempt attempt, StoredResult stored, Duration retention) {
+		complete(attempt, stored, retention, NO_DEADLINE);
+	}
+
+	/**
+	 * Complete an attempt's record, retrying no later than a deadline shared with other
+	 * records, such as those of one batch.
+	 * @param attempt the attempt
+	 * @param stored its outcome
+	 * @param retention how long to keep it
+	 * @param deadlineNanos when to stop retrying at the latest, on the engine's clock, or
+	 * {@link #NO_DEADLINE}
+	 * @throws IdempotencyLockLostException if another attempt took the record over
+	 * @throws IdempotencyCompletionException if the store kept failing
+	 */
+	void complete(Attempt attempt, StoredResult stored, Duration retention, long deadlineNanos) {
 		boolean completed;
 		try {
 			completed = retried(attempt,
-					() -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored, retention));
+					() -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored, retention),
+					deadlineNanos);
 		}
 		catch (RuntimeException ex) {
-			throw new IdempotencyCompletionException(attempt + " ran its method, but the store failed to confirm "
-					+ "that its outcome was recorded; unless a late command got through, the record stays IN_PROGRESS "
-					+ "until its lease runs out, then the next delivery runs the method again: " + ex.getMessage(), ex);
+			throw unconfirmed(attempt, ex);
 		}
 		if (!completed) {
 			logger.error(attempt + " ran its method but lost the record to another attempt before completing: "
@@ -94,7 +115,35 @@ final class OutcomeRecorder {
 		}
 	}
 
+	/**
+	 * Say what a completion that the store did not confirm left behind, as far as this
+	 * attempt knows: a completed record whose replication was not confirmed, or a record
+	 * that stays in progress unless a command got through.
+	 */
+	static IdempotencyCompletionException unconfirmed(Attempt attempt, RuntimeException ex) {
+		if (ex instanceof UnreplicatedWriteException || attempt.isFinished()) {
+			return new IdempotencyCompletionException(attempt + " ran its method, and the store holds its record "
+					+ "COMPLETED"
+					+ ((ex instanceof UnreplicatedWriteException) ? ""
+							: " (a renewal found it completed by this attempt)")
+					+ ", but did not confirm the completion: a duplicate replays it, unless a failover loses the write "
+					+ "first and the next delivery runs the method again: " + ex.getMessage(), ex);
+		}
+		return new IdempotencyCompletionException(attempt + " ran its method, but the store failed to confirm "
+				+ "that its outcome was recorded; unless a late command got through, the record stays IN_PROGRESS "
+				+ "until its lease runs out, then the next delivery runs the method again: " + ex.getMessage(), ex);
+	}
+
 	private boolean retried(Attempt attempt, BooleanSupplier transition) {
+		return retried(attempt, transition, NO_DEADLINE);
+	}
+
+	// Retries stop at the deadline, a lock timeout after the first failure, once the
+	// lease
+	// is gone, or once a renewal found the record finished by this attempt: then only the
+	// replication of a write that got through is in doubt, and no retry could take it
+	// back.
+	private boolean retried(Attempt attempt, BooleanSupplier transition, long deadlineNanos) {
 		boolean interrupted = Thread.interrupted();
 		try {
 			long giveUpAt = 0;
@@ -109,8 +158,11 @@ final class OutcomeRecorder {
 					if (!failed) {
 						failed = true;
 						giveUpAt = now + attempt.leaseNanos();
+						if (deadlineNanos != NO_DEADLINE && deadlineNanos - giveUpAt < 0) {
+							giveUpAt = deadlineNanos;
+						}
 					}
-					if (giveUpAt - (now + pause) < 0 || attempt.leaseLeftNanos() - pause <= 0) {
+					if (giveUpAt - (now + pause) < 0 || attempt.leaseLeftNanos() - pause <= 0 || attempt.isFinished()) {
 						throw ex;
 					}
 					LockSupport.parkNanos(this, pause);

@@ -13,6 +13,7 @@ import dev.idempotency.store.BatchComplete;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RenewalResult;
 import dev.idempotency.store.StoredResult;
 
 /**
@@ -69,6 +70,12 @@ final class TimedStore implements IdempotencyStore {
 	public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
 			Duration retention) {
 		return timedAsync(StoreOperation.RENEW, () -> this.delegate.renewAsync(key, owner, fence, lease, retention));
+	}
+
+	@Override
+	public CompletionStage<RenewalResult> renewLease(RecordKey key, String owner, long fence, Duration lease,
+			Duration retention) {
+		return timedAsync(StoreOperation.RENEW, () -> this.delegate.renewLease(key, owner, fence, lease, retention));
 	}
 
 	@Override

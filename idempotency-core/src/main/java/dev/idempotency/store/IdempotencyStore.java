@@ -153,6 +153,25 @@ public interface IdempotencyStore {
 	}
 
 	/**
+	 * Like {@link #renewAsync}, telling a record this very owner has already finished
+	 * apart from one it renewed: the engine then stops retrying a completion whose
+	 * command reached the store although its reply said otherwise. This default maps
+	 * {@link #renewAsync} to {@link RenewalResult#RENEWED} or {@link RenewalResult#LOST};
+	 * stores that can tell override it.
+	 * @param key the record
+	 * @param owner the owner token given to {@link #acquire}
+	 * @param fence the fence returned by {@link #acquire}
+	 * @param lease the new lease, from now on the store's clock
+	 * @param retention how long to keep the record past its lease
+	 * @return what the renewal found, or the store's failure
+	 */
+	default CompletionStage<RenewalResult> renewLease(RecordKey key, String owner, long fence, Duration lease,
+			Duration retention) {
+		return renewAsync(key, owner, fence, lease, retention)
+			.thenApply((renewed) -> renewed ? RenewalResult.RENEWED : RenewalResult.LOST);
+	}
+
+	/**
 	 * Mark {@code FAILED} the in-progress record that an acquire by this owner took, if
 	 * any, whatever its fence: after an acquire whose reply never came (a timeout), so
 	 * that an attempt that will never run does not block the key for a whole lease. Like

@@ -9,6 +9,7 @@ import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RenewalResult;
 import dev.idempotency.store.StoredResult;
 
 /**
@@ -47,6 +48,12 @@ class ForwardingStore implements IdempotencyStore {
 	public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
 			Duration retention) {
 		return this.delegate.renewAsync(key, owner, fence, lease, retention);
+	}
+
+	@Override
+	public CompletionStage<RenewalResult> renewLease(RecordKey key, String owner, long fence, Duration lease,
+			Duration retention) {
+		return this.delegate.renewLease(key, owner, fence, lease, retention);
 	}
 
 	@Override

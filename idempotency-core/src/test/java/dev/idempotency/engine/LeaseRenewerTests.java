@@ -8,6 +8,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -32,11 +34,14 @@ class LeaseRenewerTests {
 
 	private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
+	// Set to make the sweeper's next reading of the clock throw an Error
+	private final AtomicBoolean clockFails = new AtomicBoolean();
+
 	private final List<Thread> sweepers = new ArrayList<>();
 
 	private final RenewalCountingStore store = new RenewalCountingStore();
 
-	private final LeaseRenewer renewer = new LeaseRenewer(this.store, this.clock::get, (task) -> {
+	private final LeaseRenewer renewer = new LeaseRenewer(this.store, this::now, (task) -> {
 		Thread thread = new Thread(task, "test-renewer");
 		thread.setDaemon(true);
 		this.sweepers.add(thread);
@@ -146,6 +151,44 @@ class LeaseRenewerTests {
 	}
 
 	@Test
+	void renewalThatBlocksTheThreadThatSendsItDelaysNoOtherLease() {
+		// A store whose renewAsync sends on the calling thread, as the interface's
+		// default does, and hangs there
+		this.store.block("blocked");
+		Attempt blocked = attempt("blocked", Duration.ofSeconds(3));
+		this.renewer.start(blocked, Duration.ofSeconds(3), RETENTION);
+		List<Attempt> others = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			Attempt other = attempt("other-" + i, Duration.ofSeconds(3));
+			this.renewer.start(other, Duration.ofSeconds(3), RETENTION);
+			others.add(other);
+		}
+		try {
+			for (int period = 1; period <= 3; period++) {
+				advance(Duration.ofSeconds(1));
+				int renewed = period;
+				await().until(() -> others.stream().allMatch((other) -> this.store.renewals(other.key()) == renewed));
+			}
+			assertThat(others).allMatch(Attempt::isLeaseHeld);
+			assertThat(this.store.renewals("blocked")).isEqualTo(1);
+		}
+		finally {
+			this.store.unblock();
+		}
+	}
+
+	@Test
+	void errorOutsideARenewalDoesNotEndTheSweeps() {
+		start("survivor", Duration.ofSeconds(3));
+		this.clockFails.set(true);
+		advance(Duration.ofSeconds(1));
+		await().until(() -> !this.clockFails.get());
+		await().until(() -> this.store.renewals("survivor") == 1);
+		advance(Duration.ofSeconds(1));
+		await().until(() -> this.store.renewals("survivor") == 2);
+	}
+
+	@Test
 	void leaseIsNotHeldOnceItsLastConfirmedEndHasPassed() {
 		Attempt attempt = attempt("silent", Duration.ofSeconds(3));
 		this.store.hang("silent");
@@ -201,6 +244,13 @@ class LeaseRenewerTests {
 				this.clock::get);
 	}
 
+	private long now() {
+		if (Thread.currentThread().getName().equals("test-renewer") && this.clockFails.compareAndSet(true, false)) {
+			throw new OutOfMemoryError("Thrown by the test's clock, in the sweeper");
+		}
+		return this.clock.get();
+	}
+
 	private void advance(Duration duration) {
 		this.clock.addAndGet(duration.toNanos());
 		this.sweepers.forEach(LockSupport::unpark);
@@ -224,6 +274,8 @@ class LeaseRenewerTests {
 
 		private final Map<String, String> behaviour = new ConcurrentHashMap<>();
 
+		private final CountDownLatch unblocked = new CountDownLatch(1);
+
 		int renewals(String key) {
 			AtomicInteger count = this.renewals.get(key);
 			return (count != null) ? count.get() : 0;
@@ -241,11 +293,27 @@ class LeaseRenewerTests {
 			this.behaviour.put(key, "fail");
 		}
 
+		void block(String key) {
+			this.behaviour.put(key, "block");
+		}
+
+		void unblock() {
+			this.unblocked.countDown();
+		}
+
 		@Override
 		public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
 				Duration retention) {
 			this.renewals.computeIfAbsent(key.key(), (k) -> new AtomicInteger()).incrementAndGet();
 			String behaviour = this.behaviour.getOrDefault(key.key(), "renew");
+			if (behaviour.equals("block")) {
+				try {
+					this.unblocked.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
 			return switch (behaviour) {
 				case "hang" -> new CompletableFuture<>();
 				case "fail" -> CompletableFuture.failedFuture(new IllegalStateException("store down"));

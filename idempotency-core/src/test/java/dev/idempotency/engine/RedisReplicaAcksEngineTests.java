@@ -168,7 +168,7 @@ class RedisReplicaAcksEngineTests {
 					replica.freeze();
 					return "r" + runs.incrementAndGet();
 				}))
-				.withMessageContaining("ran its method")
+				.withMessageContaining("ran its method, and the store holds its record COMPLETED")
 				.havingRootCause()
 				.withMessageContaining("Only 0 of 1 Redis replicas acknowledged the completion");
 			replica.thaw();
@@ -209,6 +209,74 @@ class RedisReplicaAcksEngineTests {
 			assertThat(onReplica(operation)).isEqualTo(onPrimary(operation)).isNotNull();
 			assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
 			assertThat(runs).hasValue(1);
+		}
+	}
+
+	// The batch's completion fails at its first item, for want of acknowledgements; the
+	// items completed alone share one lock timeout (1 s) instead of taking one each, and
+	// those not reached by then fail without another try
+	@Test
+	void batchCompletionThatTooFewReplicasAcknowledgeTakesOneLockTimeoutForTheWholeBatch() {
+		AtomicInteger completions = new AtomicInteger();
+		IdempotencyStore store = new ForwardingStore(store()) {
+
+			@Override
+			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+				completions.incrementAndGet();
+				return super.complete(key, owner, fence, result, retention);
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of())) {
+			Operation operation = operation(Duration.ofSeconds(1));
+			List<String> keys = List.of("k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9");
+			AtomicInteger runs = new AtomicInteger();
+			List<BatchOutcome<String, @Nullable Object>> outcomes = engine.executeAll(operation, keys, (key) -> key,
+					null, (key) -> {
+						if (runs.incrementAndGet() == keys.size()) {
+							replica.freeze();
+						}
+						return key;
+					});
+			assertThat(runs).hasValue(10);
+			assertThat(outcomes)
+				.allSatisfy((outcome) -> assertThat(outcome).isInstanceOfSatisfying(BatchOutcome.Failed.class,
+						(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyCompletionException.class)));
+			// The batch's own try, then at most the tries that fit in one lock timeout
+			// of 300 ms waits: every item once would be 10 more, and one lock timeout
+			// each about 30
+			assertThat(completions.get()).isLessThan(1 + keys.size());
+			assertThat(outcomes).last()
+				.isInstanceOfSatisfying(BatchOutcome.Failed.class, (failed) -> assertThat(failed.exception())
+					.hasMessageContaining("the lock timeout that completing the batch may take ran out"));
+		}
+	}
+
+	// The completion reached Redis, its reply did not: a renewal finds the record
+	// completed by this very attempt, which ends the retries and says so
+	@Test
+	void renewalThatFindsTheRecordCompletedByItsOwnAttemptEndsTheCompletionRetries() throws Throwable {
+		AtomicInteger completions = new AtomicInteger();
+		IdempotencyStore store = new ForwardingStore(new RedisIdempotencyStore(factory, PREFIX,
+				RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT, ReplicaAcks.NONE)) {
+
+			@Override
+			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+				completions.incrementAndGet();
+				super.complete(key, owner, fence, result, retention);
+				throw new IdempotencyStoreException("The reply to the completion was lost");
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of())) {
+			// Renewed every 500 ms (sent 125 ms early); retried for 3 s without the
+			// renewal
+			Operation operation = operation(Duration.ofMillis(1500));
+			assertThatExceptionOfType(IdempotencyCompletionException.class)
+				.isThrownBy(() -> engine.execute(operation, "k", null, () -> "r"))
+				.withMessageContaining("the store holds its record COMPLETED")
+				.withMessageContaining("a renewal found it completed by this attempt");
+			assertThat(engine.execute(operation, "k", null, () -> "again")).isEqualTo("r");
 		}
 	}
 

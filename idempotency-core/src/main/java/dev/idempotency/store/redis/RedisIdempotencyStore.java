@@ -24,7 +24,9 @@ import dev.idempotency.store.BatchComplete;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RenewalResult;
 import dev.idempotency.store.StoredResult;
+import dev.idempotency.store.UnreplicatedWriteException;
 import dev.idempotency.store.redis.ScriptRunner.Acknowledged;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -92,6 +94,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private static final long TRUE = 1L;
 
 	private static final long RENEW_LOST = 0L;
+
+	// renew.lua: this very owner already completed or released the record
+	private static final long RENEW_FINISHED = 2L;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -387,9 +392,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				() -> this.runner.runAndWait(this.scripts.complete(), redisKey(key), this.replicaAcks, args));
 		boolean completed = TRUE == reply.reply();
 		if (completed && reply.replicas() < this.replicaAcks.replicas()) {
-			throw tooFewAcks("the completion of", key, reply.replicas(),
+			throw new UnreplicatedWriteException(tooFewAcksMessage("the completion of", key, reply.replicas(),
 					": it is completed on the primary, and a failover to a replica that does not have it would run "
-							+ "the method again");
+							+ "the method again"));
 		}
 		return completed;
 	}
@@ -431,6 +436,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return executeAsync("renew", key, this.scripts.renew(), utf8(owner), number(fence), millis(lease, "lease"),
 				millis(retention, "retention"))
 			.thenApply((reply) -> RENEW_LOST != reply);
+	}
+
+	@Override
+	public CompletionStage<RenewalResult> renewLease(RecordKey key, String owner, long fence, Duration lease,
+			Duration retention) {
+		return executeAsync("renew", key, this.scripts.renew(), utf8(owner), number(fence), millis(lease, "lease"),
+				millis(retention, "retention"))
+			.thenApply((reply) -> (reply == RENEW_LOST) ? RenewalResult.LOST
+					: (reply == RENEW_FINISHED) ? RenewalResult.FINISHED : RenewalResult.RENEWED);
 	}
 
 	@Override
@@ -578,10 +592,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	private IdempotencyStoreException tooFewAcks(String write, RecordKey key, long acknowledged, String consequence) {
-		return new IdempotencyStoreException("Only " + Math.max(acknowledged, 0) + " of " + this.replicaAcks.replicas()
+		return new IdempotencyStoreException(tooFewAcksMessage(write, key, acknowledged, consequence));
+	}
+
+	private String tooFewAcksMessage(String write, RecordKey key, long acknowledged, String consequence) {
+		return "Only " + Math.max(acknowledged, 0) + " of " + this.replicaAcks.replicas()
 				+ " Redis replicas acknowledged " + write + " the idempotency record under key '" + redisKeyString(key)
 				+ "' within " + this.replicaAcks.timeout().toMillis()
-				+ " ms (idempotency.redis.replica-acks, idempotency.redis.replica-ack-timeout)" + consequence);
+				+ " ms (idempotency.redis.replica-acks, idempotency.redis.replica-ack-timeout)" + consequence;
 	}
 
 	private <T> CompletionStage<T> executeAsync(String operation, RecordKey key, RedisScript<T> script,
