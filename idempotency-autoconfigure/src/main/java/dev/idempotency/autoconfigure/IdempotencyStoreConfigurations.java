@@ -4,6 +4,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.idempotency.autoconfigure.IdempotencyProperties.StoreType;
+import dev.idempotency.aop.IdempotentOperationSource;
+import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
@@ -80,6 +82,15 @@ final class IdempotencyStoreConfigurations {
 			IdempotencyProperties.Redis redis = properties.getRedis();
 			return new RedisIdempotencyStore(factory, properties.getKeyPrefix(), redis.getCommandTimeout(),
 					new ReplicaAcks(redis.getReplicaAcks(), redis.getReplicaAckTimeout()));
+		}
+
+		// The settings it checks are those the store above is made of: an application's
+		// own store is left alone
+		@Bean
+		static LeaseTimeoutWarnings idempotencyLeaseTimeoutWarnings(IdempotencyProperties properties,
+				ObjectProvider<IdempotencyStore> store, ObjectProvider<IdempotentOperationSource> operations,
+				ObjectProvider<IdempotencyDefaults> defaults) {
+			return new LeaseTimeoutWarnings(properties, store, operations, defaults);
 		}
 
 	}
