@@ -9,12 +9,12 @@ import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
-import dev.idempotency.store.RenewalResult;
 import dev.idempotency.store.StoredResult;
 
 /**
  * A store that forwards every call to a real one; tests override the transitions they
- * break.
+ * break. Like an application's wrapper written against the interface's abstract methods,
+ * it leaves {@code renewLease} to its default, which renews through {@link #renewAsync}.
  */
 class ForwardingStore implements IdempotencyStore {
 
@@ -48,12 +48,6 @@ class ForwardingStore implements IdempotencyStore {
 	public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
 			Duration retention) {
 		return this.delegate.renewAsync(key, owner, fence, lease, retention);
-	}
-
-	@Override
-	public CompletionStage<RenewalResult> renewLease(RecordKey key, String owner, long fence, Duration lease,
-			Duration retention) {
-		return this.delegate.renewLease(key, owner, fence, lease, retention);
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -22,6 +23,7 @@ import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RenewalResult;
 import dev.idempotency.store.StoredResult;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.store.redis.ReplicaAcks;
@@ -257,8 +259,15 @@ class RedisReplicaAcksEngineTests {
 	@Test
 	void renewalThatFindsTheRecordCompletedByItsOwnAttemptEndsTheCompletionRetries() throws Throwable {
 		AtomicInteger completions = new AtomicInteger();
-		IdempotencyStore store = new ForwardingStore(new RedisIdempotencyStore(factory, PREFIX,
-				RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT, ReplicaAcks.NONE)) {
+		RedisIdempotencyStore redis = new RedisIdempotencyStore(factory, PREFIX,
+				RedisIdempotencyStore.DEFAULT_COMMAND_TIMEOUT, ReplicaAcks.NONE);
+		IdempotencyStore store = new ForwardingStore(redis) {
+
+			@Override
+			public CompletionStage<RenewalResult> renewLease(RecordKey key, String owner, long fence, Duration lease,
+					Duration retention) {
+				return redis.renewLease(key, owner, fence, lease, retention);
+			}
 
 			@Override
 			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
