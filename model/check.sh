@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Model-check the Redis store protocol (model/store.pml) with spin: the protocol must keep
-# every property in every configuration below, and each broken variant must be caught with
-# a counterexample that breaks the property it is kept for. Exits non-zero otherwise.
+# Model-check the Redis store protocol (model/store.pml) and one attempt's lease against the
+# store's clock (model/lease.pml) with spin: each model must keep every property in every
+# configuration below, and each broken variant must be caught with a counterexample that
+# breaks the property it is kept for. Exits non-zero otherwise.
 #
 #   bash model/check.sh            check (one to two minutes on two cores)
 #   bash model/check.sh --record   also rewrite model/counterexamples/ from the new trails
@@ -24,16 +25,17 @@ done
 limit="${MODEL_CHECK_TIMEOUT:-300}"   # seconds, per run
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-cp "$model_dir/store.pml" "$work/"
+cp "$model_dir/store.pml" "$model_dir/lease.pml" "$work/"
 cd "$work"
 failures=0
+model=store.pml   # the model the functions below check
 
 # pan: build the verifier for the given spin -D flags and C flags.
 pan() {
 	local defines="$1" cflags="$2"
-	rm -f pan pan.c store.pml.trail
+	rm -f pan pan.c "$model.trail"
 	# shellcheck disable=SC2086
-	spin $defines -a store.pml >spin.out || { cat spin.out; return 1; }
+	spin $defines -a "$model" >spin.out || { cat spin.out; return 1; }
 	# shellcheck disable=SC2086
 	gcc -O2 -w $cflags -o pan pan.c
 }
@@ -59,7 +61,7 @@ holds() {
 	else
 		echo "   FAILED: expected no error"
 		# shellcheck disable=SC2086
-		spin -T $defines -t store.pml | sed 's/^/      /' | head -80
+		spin -T $defines -t "$model" | sed 's/^/      /' | head -80
 		failures=$((failures + 1))
 	fi
 }
@@ -74,16 +76,16 @@ caught() {
 	timeout "$limit" ./pan $panflags >pan.out 2>&1 || true
 	report
 	# shellcheck disable=SC2086
-	if [[ -f store.pml.trail ]] && spin -T $defines -t store.pml >trail.txt 2>&1 && grep -q -- "$expected" trail.txt; then
+	if [[ -f "$model.trail" ]] && spin -T $defines -t "$model" >trail.txt 2>&1 && grep -q -- "$expected" trail.txt; then
 		echo "   caught: $expected"
 		if $record; then
 			{
-				echo "# found by: spin $defines -a store.pml; gcc $cflags -o pan pan.c; ./pan $panflags"
+				echo "# found by: spin $defines -a $model; gcc $cflags -o pan pan.c; ./pan $panflags"
 				echo "# replay from the repository root:"
-				echo "#   spin -T $defines -t -k model/counterexamples/$name.trail model/store.pml"
+				echo "#   spin -T $defines -t -k model/counterexamples/$name.trail model/$model"
 				sed -E '/^#processes:/,$d' trail.txt
 			} >"$model_dir/counterexamples/$name.txt"
-			cp store.pml.trail "$model_dir/counterexamples/$name.trail"
+			cp "$model.trail" "$model_dir/counterexamples/$name.trail"
 		fi
 	else
 		echo "   FAILED: expected a counterexample showing '$expected'"
@@ -117,6 +119,15 @@ caught skewed-clock "-DSKEW=1" "-DREACH" "-i" "VIOLATED P6"
 caught pre-hardening-expiry "-DPREHARDEN" "-DREACH" "-i" "VIOLATED P3 fence did not rise"
 caught no-recovery "-DLIVENESS -DNO_RECOVERY" "-DNFAIR=3" "-a -f" "START OF CYCLE"
 caught no-takeover "-DLIVENESS -DNO_EXPIRY -DNO_TAKEOVER" "-DNFAIR=3" "-a -f" "START OF CYCLE"
+
+# One attempt's lease against the store's clock: L1 and L2 as assertions (a second or two).
+model=lease.pml
+holds "lease: renewals planned from the grant, a margin before the method" "" "" "-m10000"
+caught lease-renew-from-start "-DRENEW_FROM_START" "-DREACH" "-i" "VIOLATED L1"
+caught lease-no-margin "-DNO_MARGIN" "-DREACH" "-i" "VIOLATED L1"
+# PAUSE = MARGIN (4 ticks of a 12-tick lease): the bound PAUSE < MARGIN is tight
+caught lease-pause-at-margin "-DPAUSE=4" "-DREACH" "-i" "VIOLATED L1"
+caught lease-believed-from-reply "-DBELIEVE_FROM_REPLY" "-DREACH" "-i" "VIOLATED L2"
 
 echo "model check: $((SECONDS - start))s, $failures unexpected result(s)"
 [[ $failures -eq 0 ]]
