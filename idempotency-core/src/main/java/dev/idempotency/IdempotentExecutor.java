@@ -172,6 +172,11 @@ public interface IdempotentExecutor {
 	 * items are reported {@link BatchOutcome.Executed executed} (counted as
 	 * {@code bypassed}). An {@link Error} thrown by the work stops the batch: the items
 	 * that ran before it are completed, the others released, and the error thrown.
+	 * <p>
+	 * While the application shuts down, a new batch runs nothing
+	 * ({@link IdempotencyShutdownException} for the batch); a batch already running goes
+	 * on, except that the items whose work has not started when the shutdown reaches its
+	 * bound are released and {@link BatchOutcome.Failed fail} with that exception.
 	 * @param <I> the item type
 	 * @param <T> the result type
 	 * @param name the operation name, following the rules of {@link Idempotent#name()}

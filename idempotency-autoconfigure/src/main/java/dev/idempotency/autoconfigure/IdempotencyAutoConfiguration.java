@@ -1,5 +1,7 @@
 package dev.idempotency.autoconfigure;
 
+import java.time.Duration;
+
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.idempotency.IdempotentExecutor;
@@ -14,6 +16,7 @@ import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.IdempotencyListener;
 import dev.idempotency.engine.IdempotencyObserver;
+import dev.idempotency.engine.IdempotencyShutdownLifecycle;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.web.RequestBinding;
 
@@ -25,6 +28,7 @@ import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -38,8 +42,9 @@ import org.springframework.core.env.Environment;
 /**
  * Auto-configuration that makes {@code @Idempotent} methods run once per key: the engine
  * on a store chosen by {@code idempotency.store}, the result codec, the
- * {@link IdempotentExecutor} and the advisor that intercepts annotated methods. Every
- * bean backs off when the application defines its own.
+ * {@link IdempotentExecutor}, the advisor that intercepts annotated methods, and the
+ * orderly shutdown of the engine. Every bean backs off when the application defines its
+ * own.
  * <p>
  * The advisor is created while bean post-processors are still being registered, so it and
  * the beans it needs at once are infrastructure beans from static methods; the engine,
@@ -54,6 +59,10 @@ import org.springframework.core.env.Environment;
 		IdempotencyStoreConfigurations.RedisLibraryMissingConfiguration.class,
 		IdempotencyStoreConfigurations.MemoryStoreConfiguration.class })
 public final class IdempotencyAutoConfiguration {
+
+	// Spring's DefaultLifecycleProcessor's, which applies without Boot's lifecycle
+	// auto-configuration
+	private static final Duration SPRING_TIMEOUT_PER_SHUTDOWN_PHASE = Duration.ofSeconds(10);
 
 	// Registered here instead of through @EnableConfigurationProperties so that it can be
 	// an infrastructure bean: the advisor needs it before all post-processors exist.
@@ -89,6 +98,17 @@ public final class IdempotencyAutoConfiguration {
 			ObjectProvider<IdempotencyListener> listeners, ObjectProvider<IdempotencyObserver> observer) {
 		return new IdempotencyEngine(store, defaults, listeners.orderedStream().toList(),
 				observer.getIfUnique(() -> IdempotencyObserver.NONE));
+	}
+
+	// Its phase is bounded, like every phase, by
+	// spring.lifecycle.timeout-per-shutdown-phase
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotencyShutdownLifecycle idempotencyShutdownLifecycle(IdempotencyEngine engine,
+			ObjectProvider<LifecycleProperties> lifecycle) {
+		LifecycleProperties properties = lifecycle.getIfAvailable();
+		return new IdempotencyShutdownLifecycle(engine,
+				(properties != null) ? properties.getTimeoutPerShutdownPhase() : SPRING_TIMEOUT_PER_SHUTDOWN_PHASE);
 	}
 
 	@Bean

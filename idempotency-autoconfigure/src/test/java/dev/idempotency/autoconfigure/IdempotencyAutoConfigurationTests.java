@@ -19,6 +19,7 @@ import dev.idempotency.codec.ResultCodec;
 import dev.idempotency.engine.DefaultIdempotentExecutor;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.IdempotencyShutdownLifecycle;
 import dev.idempotency.engine.OperationSettings;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
@@ -59,6 +60,7 @@ class IdempotencyAutoConfigurationTests {
 				.hasSingleBean(JacksonPayloadFingerprinter.class)
 				.hasSingleBean(InMemoryIdempotencyStore.class)
 				.hasSingleBean(IdempotencyEngine.class)
+				.hasSingleBean(IdempotencyShutdownLifecycle.class)
 				.hasSingleBean(DefaultIdempotentExecutor.class)
 				.hasSingleBean(IdempotentOperationSource.class)
 				.hasSingleBean(IdempotentAdvisor.class)
@@ -81,6 +83,7 @@ class IdempotencyAutoConfigurationTests {
 					.doesNotHaveBean(PayloadFingerprinter.class)
 					.doesNotHaveBean(IdempotencyStore.class)
 					.doesNotHaveBean(IdempotencyEngine.class)
+					.doesNotHaveBean(IdempotencyShutdownLifecycle.class)
 					.doesNotHaveBean(IdempotentExecutor.class)
 					.doesNotHaveBean(IdempotentOperationSource.class)
 					.doesNotHaveBean(IdempotentAdvisor.class);
@@ -125,6 +128,13 @@ class IdempotencyAutoConfigurationTests {
 				List.of());
 		this.contextRunner.withBean(IdempotencyEngine.class, () -> engine)
 			.run((context) -> assertThat(context).getBean(IdempotencyEngine.class).isSameAs(engine));
+	}
+
+	@Test
+	void backsOffFromUserShutdownLifecycle() {
+		IdempotencyShutdownLifecycle lifecycle = mock(IdempotencyShutdownLifecycle.class);
+		this.contextRunner.withBean(IdempotencyShutdownLifecycle.class, () -> lifecycle)
+			.run((context) -> assertThat(context).getBean(IdempotencyShutdownLifecycle.class).isSameAs(lifecycle));
 	}
 
 	@Test

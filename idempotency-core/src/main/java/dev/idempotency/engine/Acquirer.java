@@ -1,5 +1,6 @@
 package dev.idempotency.engine;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -20,7 +21,8 @@ import dev.idempotency.store.RecordKey;
  * client may refuse to wait on an interrupted thread after it has sent the command. After
  * an acquire that failed, possibly after the store ran it (a timeout), whatever it may
  * have taken is abandoned without waiting, so that an attempt that will never run does
- * not block the key for a whole lease.
+ * not block the key for a whole lease. A {@code WAIT} ends, as one that waited in vain,
+ * once the engine refuses calls: a shutdown does not wait for it.
  */
 final class Acquirer {
 
@@ -30,11 +32,14 @@ final class Acquirer {
 
 	private final LongSupplier nanoClock;
 
+	private final BooleanSupplier refusing;
+
 	private final InProgressWaiter waiter = new InProgressWaiter();
 
-	Acquirer(IdempotencyStore store, LongSupplier nanoClock) {
+	Acquirer(IdempotencyStore store, LongSupplier nanoClock, BooleanSupplier refusing) {
 		this.store = store;
 		this.nanoClock = nanoClock;
+		this.refusing = refusing;
 	}
 
 	/**
@@ -50,7 +55,7 @@ final class Acquirer {
 		if (claim.result() instanceof InProgress inProgress && settings.onInProgress() == OnInProgress.WAIT) {
 			try {
 				return this.waiter.await(this.store, record, request, inProgress, settings.waitTimeout(),
-						this.nanoClock);
+						this.nanoClock, this.refusing);
 			}
 			catch (RuntimeException ex) {
 				abandon(record, request);
@@ -85,6 +90,14 @@ final class Acquirer {
 			}
 		}
 		return new Claim(result, sentNanos);
+	}
+
+	/**
+	 * Return whether waits should end, because the engine refuses calls.
+	 * @return whether a wait ends at its next poll
+	 */
+	boolean isRefusing() {
+		return this.refusing.getAsBoolean();
 	}
 
 	void abandon(RecordKey record, AcquireRequest request) {

@@ -14,6 +14,7 @@ import dev.idempotency.IdempotencyContext;
 import dev.idempotency.IdempotencyContextHolder;
 import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
+import dev.idempotency.engine.InFlightCalls.Ticket;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
@@ -41,19 +42,22 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 
 	private final Call call;
 
+	private final Ticket ticket;
+
 	private final CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
 
 	// Written by one thread at a time: the caller's, then the scheduler's after a WAIT
 	private boolean detached;
 
 	AsyncCall(IdempotencyEngine engine, Operation operation, RecordKey record, AcquireRequest request,
-			AsyncInvocation invocation, Call call) {
+			AsyncInvocation invocation, Call call, Ticket ticket) {
 		this.engine = engine;
 		this.operation = operation;
 		this.record = record;
 		this.request = request;
 		this.invocation = invocation;
 		this.call = call;
+		this.ticket = ticket;
 	}
 
 	CompletableFuture<@Nullable Object> result() {
@@ -166,7 +170,7 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 		}
 		Renewal renewal;
 		try {
-			renewal = this.engine.renew(this.call, this.operation, attempt);
+			renewal = this.engine.renew(this.call, this.operation, attempt, this.ticket);
 		}
 		catch (Throwable ex) {
 			end(null, ex);
@@ -175,6 +179,12 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 		if (this.result.isCancelled()) {
 			// Cancelled while waiting, as a poll took the record: the method never runs
 			stop(renewal, attempt, takeover, null, new CancellationException());
+			return;
+		}
+		if (!this.ticket.start()) {
+			// Released by the shutdown, which reached its bound
+			renewal.stop();
+			end(null, this.engine.refused(this.call, this.operation, this.record));
 			return;
 		}
 		CompletionStage<?> stage;
@@ -287,6 +297,7 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 	}
 
 	private void end(@Nullable Object value, @Nullable Throwable error) {
+		this.ticket.end();
 		this.engine.listeners().end(this.call, this.record, error);
 		if (error != null) {
 			this.result.completeExceptionally(error);

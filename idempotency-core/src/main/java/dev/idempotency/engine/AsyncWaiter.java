@@ -24,7 +24,8 @@ import dev.idempotency.store.RecordKey;
  * over runs its method on another thread, of a pool that grows as needed: a method may
  * block before it returns its stage, and on the scheduler's few threads it would hold up
  * every other wait's polls. The scheduler starts with the first wait and stops when the
- * engine closes; a wait still pending then ends as one that waited in vain.
+ * engine closes; a wait still pending then ends as one that waited in vain, and so does
+ * every wait at its next poll once the engine refuses calls.
  */
 final class AsyncWaiter implements AutoCloseable {
 
@@ -187,7 +188,7 @@ final class AsyncWaiter implements AutoCloseable {
 
 		void next() {
 			long leftNanos = this.deadlineNanos - AsyncWaiter.this.nanoClock.getAsLong();
-			if (leftNanos <= 0 || this.waiting.isCancelled()) {
+			if (leftNanos <= 0 || this.waiting.isCancelled() || AsyncWaiter.this.acquirer.isRefusing()) {
 				this.waiting.claimed(this.last);
 				return;
 			}
@@ -203,7 +204,7 @@ final class AsyncWaiter implements AutoCloseable {
 
 		@Override
 		public void run() {
-			if (this.waiting.isCancelled()) {
+			if (this.waiting.isCancelled() || AsyncWaiter.this.acquirer.isRefusing()) {
 				this.waiting.claimed(this.last);
 				return;
 			}

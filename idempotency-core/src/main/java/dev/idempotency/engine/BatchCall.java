@@ -123,11 +123,13 @@ final class BatchCall<I> {
 			Attempt attempt = this.engine.attempt(this.operation, slot.record(), slot.request(), acquired,
 					new Claim(acquired, sentNanos));
 			try {
-				slot.taken(attempt, acquired.takeover(), this.engine.renew(call, this.operation, attempt));
+				slot.taken(attempt, acquired.takeover(),
+						this.engine.renew(call, this.operation, attempt, slot.ticket()));
 				return true;
 			}
 			catch (Throwable ex) {
-				// renew() released the record and reported the item failed
+				// renew() released the record and reported the item failed, or refused at
+				// shutdown
 				stopOn(ex);
 				slot.failed(ex);
 				return false;
@@ -184,6 +186,11 @@ final class BatchCall<I> {
 			IdempotencyLockLostException late = this.engine.tooLateToStart(slot.call(), this.operation, attempt);
 			if (late != null) {
 				slot.failed(late);
+				continue;
+			}
+			if (!slot.ticket().start()) {
+				// Released by the shutdown, which reached its bound
+				slot.failed(this.engine.refused(slot.call(), this.operation, slot.record()));
 				continue;
 			}
 			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);

@@ -17,6 +17,7 @@ import dev.idempotency.BatchOutcome.InProgress;
 import dev.idempotency.BatchOutcome.KeyReused;
 import dev.idempotency.BatchOutcome.Replayed;
 import dev.idempotency.engine.IdempotencyObserver.Call;
+import dev.idempotency.engine.InFlightCalls.Ticket;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.RecordKey;
@@ -141,6 +142,36 @@ final class BatchItems<I> {
 	}
 
 	/**
+	 * Admit the call of every distinct key, before the batch asks the store for anything.
+	 * @param inFlight the engine's running calls
+	 * @return whether they were admitted; if not, none is
+	 */
+	boolean admit(InFlightCalls inFlight) {
+		for (Slot slot : this.slots) {
+			Ticket ticket = inFlight.admit();
+			if (ticket == null) {
+				leave();
+				return false;
+			}
+			slot.ticket = ticket;
+		}
+		return true;
+	}
+
+	/**
+	 * End the admitted call of every distinct key, once its record is settled.
+	 */
+	void leave() {
+		for (Slot slot : this.slots) {
+			Ticket ticket = slot.ticket;
+			if (ticket != null) {
+				slot.ticket = null;
+				ticket.end();
+			}
+		}
+	}
+
+	/**
 	 * End every item's call with the failure of the whole batch.
 	 */
 	void end(Throwable failure) {
@@ -180,6 +211,8 @@ final class BatchItems<I> {
 		private boolean takeover;
 
 		private @Nullable Renewal renewal;
+
+		private @Nullable Ticket ticket;
 
 		private boolean ran;
 
@@ -222,6 +255,12 @@ final class BatchItems<I> {
 
 		boolean takeover() {
 			return this.takeover;
+		}
+
+		Ticket ticket() {
+			Ticket ticket = this.ticket;
+			Assert.state(ticket != null, "Not admitted");
+			return ticket;
 		}
 
 		void bypassed() {

@@ -19,8 +19,10 @@ import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyPayloadException;
+import dev.idempotency.IdempotencyShutdownException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
+import dev.idempotency.engine.InFlightCalls.Ticket;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.engine.ResultEncoder.Encoded;
 import dev.idempotency.store.AcquireRequest;
@@ -68,6 +70,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final StoreOutage outage;
 
+	private final InFlightCalls inFlight = new InFlightCalls();
+
 	/**
 	 * Create an engine that no observer wraps calls of.
 	 * @param store the store of records
@@ -109,7 +113,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.renewer = renewer.apply(this.store);
 		this.nanoClock = this.renewer.nanoClock();
 		this.outage = new StoreOutage(this.nanoClock);
-		this.acquirer = new Acquirer(this.store, this.nanoClock);
+		this.acquirer = new Acquirer(this.store, this.nanoClock, this.inFlight::isRefusing);
 		this.waiter = new AsyncWaiter(this.acquirer, this.nanoClock);
 		this.records = new IdempotencyRecords(store, defaults.maxKeyLength());
 		this.recorder = new OutcomeRecorder(this.store, this.nanoClock);
@@ -168,14 +172,19 @@ public final class IdempotencyEngine implements AutoCloseable {
 		byte[] fingerprinted = fingerprinted(operation, fingerprint);
 		Call call = this.listeners.start(record);
 		Throwable error = null;
+		Ticket ticket = null;
 		try {
-			return acquireAndRun(operation, record, fingerprinted, invocation, call);
+			ticket = admit(call, operation, record);
+			return acquireAndRun(operation, record, fingerprinted, invocation, call, ticket);
 		}
 		catch (Throwable ex) {
 			error = ex;
 			throw ex;
 		}
 		finally {
+			if (ticket != null) {
+				ticket.end();
+			}
 			this.listeners.end(call, record, error);
 		}
 	}
@@ -225,8 +234,17 @@ public final class IdempotencyEngine implements AutoCloseable {
 		catch (IdempotencyException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		AsyncCall async = new AsyncCall(this, operation, record, request(operation, fingerprinted), invocation,
-				this.listeners.start(record));
+		Call call = this.listeners.start(record);
+		Ticket ticket;
+		try {
+			ticket = admit(call, operation, record);
+		}
+		catch (IdempotencyShutdownException ex) {
+			this.listeners.end(call, record, ex);
+			return CompletableFuture.failedFuture(ex);
+		}
+		AsyncCall async = new AsyncCall(this, operation, record, request(operation, fingerprinted), invocation, call,
+				ticket);
 		async.start();
 		return async.result();
 	}
@@ -272,7 +290,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 		BatchItems<I> batch = new BatchItems<>(this.listeners, items,
 				(item) -> recordKey(operation, keyFunction.apply(item)), fingerprinted,
 				(fingerprint) -> request(operation, fingerprint));
-		return new BatchCall<>(this, operation, batch, work).run();
+		if (!batch.admit(this.inFlight)) {
+			throw refused(operation, batch);
+		}
+		try {
+			return new BatchCall<>(this, operation, batch, work).run();
+		}
+		finally {
+			batch.leave();
+		}
 	}
 
 	// A call refused for its key or payload is counted, but not observed
@@ -318,7 +344,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	private @Nullable Object acquireAndRun(Operation operation, RecordKey record, byte @Nullable [] fingerprint,
-			Invocation invocation, Call call) throws Throwable {
+			Invocation invocation, Call call, Ticket ticket) throws Throwable {
 		AcquireRequest request = request(operation, fingerprint);
 		Claim claim;
 		try {
@@ -334,7 +360,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		AcquireResult result = claim.result();
 		if (result instanceof Acquired acquired) {
 			return run(operation, attempt(operation, record, request, acquired, claim), acquired.takeover(), invocation,
-					call);
+					call, ticket);
 		}
 		if (result instanceof Completed completed) {
 			Throwable failure = replayedFailure(call, operation, record, completed);
@@ -431,11 +457,19 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Start renewing an attempt's lease; if that fails, the method never runs and the
-	 * record is released at once rather than after a whole lease.
+	 * Hold the record for the attempt's method and start renewing its lease; if the
+	 * engine refuses calls by now (a shutdown began while the acquire was on its way) or
+	 * renewing fails, the method never runs and the record is released at once rather
+	 * than after a whole lease.
+	 * @throws IdempotencyShutdownException if the engine refuses calls
 	 */
-	Renewal renew(Call call, Operation operation, Attempt attempt) throws Throwable {
+	Renewal renew(Call call, Operation operation, Attempt attempt, Ticket ticket) throws Throwable {
 		OperationSettings settings = operation.settings();
+		if (!ticket.hold(attempt, settings.retention())) {
+			IdempotencyShutdownException refusal = refused(call, operation, attempt.record());
+			this.recorder.release(attempt, settings.retention(), refusal);
+			throw refusal;
+		}
 		try {
 			return this.renewer.start(attempt, settings.lockTimeout(), settings.retention());
 		}
@@ -497,6 +531,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
+	InFlightCalls inFlight() {
+		return this.inFlight;
+	}
+
 	Acquirer acquirer() {
 		return this.acquirer;
 	}
@@ -530,14 +568,17 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	private @Nullable Object run(Operation operation, Attempt attempt, boolean takeover, Invocation invocation,
-			Call call) throws Throwable {
+			Call call, Ticket ticket) throws Throwable {
 		IdempotencyLockLostException late = tooLateToStart(call, operation, attempt);
 		if (late != null) {
 			throw late;
 		}
 		// Renewed until the outcome is recorded, retries included
-		Renewal renewal = renew(call, operation, attempt);
+		Renewal renewal = renew(call, operation, attempt, ticket);
 		try {
+			if (!ticket.start()) {
+				throw refused(call, operation, attempt.record());
+			}
 			Object value;
 			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);
 			try {
@@ -572,6 +613,36 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
+	// A call refused at shutdown fails with a store exception, and counts as a store
+	// error
+	private Ticket admit(Call call, Operation operation, RecordKey record) {
+		Ticket ticket = this.inFlight.admit();
+		if (ticket == null) {
+			throw refused(call, operation, record);
+		}
+		return ticket;
+	}
+
+	/**
+	 * Report a call whose method the engine does not start because it is shutting down.
+	 * @return the exception to fail it with
+	 */
+	IdempotencyShutdownException refused(Call call, Operation operation, RecordKey record) {
+		report(call, operation, record, Outcome.STORE_ERROR);
+		return new IdempotencyShutdownException(record.name(), record.key());
+	}
+
+	// Before anything runs, as when the store fails to acquire the batch
+	private IdempotencyShutdownException refused(Operation operation, BatchItems<?> batch) {
+		for (BatchItems<?>.Slot slot : batch.slots()) {
+			report(slot.call(), operation, slot.record(), Outcome.STORE_ERROR);
+		}
+		RecordKey first = batch.slots().get(0).record();
+		IdempotencyShutdownException refusal = new IdempotencyShutdownException(first.name(), first.key());
+		batch.end(refusal);
+		return refusal;
+	}
+
 	void report(Call call, Operation operation, RecordKey record, Outcome outcome) {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Idempotent call of '" + operation.name() + "': " + outcome.tag()
@@ -588,8 +659,14 @@ public final class IdempotencyEngine implements AutoCloseable {
 				ex);
 	}
 
+	/**
+	 * Refuse new calls ({@link IdempotencyShutdownException}) and stop the engine's
+	 * threads; calls still running keep their leases renewed until they end.
+	 * {@link IdempotencyShutdownLifecycle} lets them end first.
+	 */
 	@Override
 	public void close() {
+		this.inFlight.refuse();
 		this.waiter.close();
 		this.handoff.close();
 		this.renewer.close();

@@ -1,6 +1,7 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import dev.idempotency.store.AcquireRequest;
@@ -22,18 +23,19 @@ final class InProgressWaiter {
 	private static final long MAX_PAUSE_MILLIS = 100;
 
 	/**
-	 * Poll until the other attempt is no longer in progress, or the timeout runs out.
+	 * Poll until the other attempt is no longer in progress, or the timeout runs out, or
+	 * {@code stop} says so.
 	 * @return the last result, and when its acquire was sent on {@code nanoClock}
 	 */
 	Claim await(IdempotencyStore store, RecordKey record, AcquireRequest request, InProgress first, Duration timeout,
-			LongSupplier nanoClock) {
+			LongSupplier nanoClock, BooleanSupplier stop) {
 		long sentNanos = nanoClock.getAsLong();
 		long deadline = sentNanos + timeout.toNanos();
 		long pause = firstPause();
 		AcquireResult result = first;
 		while (result instanceof InProgress inProgress) {
 			long leftNanos = deadline - nanoClock.getAsLong();
-			if (leftNanos <= 0) {
+			if (leftNanos <= 0 || stop.getAsBoolean()) {
 				return new Claim(inProgress, sentNanos);
 			}
 			try {

@@ -1,0 +1,335 @@
+package dev.idempotency.engine;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.BatchOutcome;
+import dev.idempotency.BatchOutcome.Executed;
+import dev.idempotency.BatchOutcome.Failed;
+import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyShutdownException;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
+import dev.idempotency.store.memory.InMemoryIdempotencyStore;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.ResolvableType;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An engine shut down by {@link IdempotencyShutdownLifecycle} while calls run.
+ */
+class IdempotencyShutdownLifecycleTests {
+
+	private static final long DEADLINE_SECONDS = 30;
+
+	private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
+
+	private final RecordingListener listener = new RecordingListener();
+
+	private final ExecutorService callers = Executors.newCachedThreadPool();
+
+	private final CountDownLatch stopped = new CountDownLatch(1);
+
+	private final String name = "shutdown-" + UUID.randomUUID();
+
+	private IdempotencyEngine engine = engine(this.memory);
+
+	@AfterEach
+	void close() {
+		this.callers.shutdownNow();
+		this.engine.close();
+	}
+
+	private IdempotencyEngine engine(IdempotencyStore store) {
+		return new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of(this.listener));
+	}
+
+	private Operation operation(OnInProgress onInProgress) {
+		return new Operation(this.name,
+				new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1), onInProgress,
+						Duration.ofSeconds(DEADLINE_SECONDS)),
+				new JacksonResultCodec(JsonMapper.builder().build()).forType(ResolvableType.forClass(String.class)),
+				"the test's key");
+	}
+
+	private Future<Object> callHeld(Operation operation, String key, CountDownLatch started, CountDownLatch release) {
+		return this.callers.submit(() -> {
+			try {
+				return this.engine.execute(operation, key, null, () -> {
+					started.countDown();
+					assertThat(release.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+					return "done-" + key;
+				});
+			}
+			catch (Throwable ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+	}
+
+	private RecordState state(String key) {
+		return this.memory.read(new RecordKey(this.name, key)).orElseThrow().state();
+	}
+
+	private boolean stopped() throws InterruptedException {
+		return this.stopped.await(DEADLINE_SECONDS, TimeUnit.SECONDS);
+	}
+
+	@Test
+	void stopsBeforeTheStoresConnectionsCloseAndAfterWebServersAndListenerContainers() {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(30));
+		assertThat(lifecycle.getPhase()).isGreaterThan(0).isLessThan(SmartLifecycle.DEFAULT_PHASE - 2048);
+	}
+
+	@Test
+	void stopsAtOnceWhenNoCallRuns() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(30));
+		lifecycle.start();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(this.stopped.getCount()).isZero();
+		assertThat(lifecycle.isRunning()).isFalse();
+	}
+
+	@Test
+	void runningCallCompletesItsRecordBeforeTheStopEndsWhileNewCallsAreRefused() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(30));
+		lifecycle.start();
+		Operation operation = operation(OnInProgress.REJECT);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<Object> running = callHeld(operation, "running", started, release);
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		AtomicInteger refusedRuns = new AtomicInteger();
+		assertThatExceptionOfType(IdempotencyShutdownException.class)
+			.isThrownBy(() -> this.engine.execute(operation, "new", null, refusedRuns::incrementAndGet))
+			.isInstanceOf(IdempotencyStoreException.class)
+			.withMessageContaining("'new'");
+		assertThat(refusedRuns).hasValue(0);
+		assertThat(this.memory.read(new RecordKey(this.name, "new"))).isEmpty();
+		assertThat(this.stopped.getCount()).isOne();
+		release.countDown();
+		assertThat(running.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo("done-running");
+		assertThat(stopped()).isTrue();
+		assertThat(state("running")).isEqualTo(RecordState.COMPLETED);
+		assertThat(this.listener.outcomes()).containsExactlyInAnyOrder(Outcome.EXECUTED, Outcome.STORE_ERROR);
+	}
+
+	@Test
+	void asynchronousCallWhoseValueArrivesAfterTheStopBeganCompletesItsRecordFirst() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(30));
+		lifecycle.start();
+		CompletableFuture<String> value = new CompletableFuture<>();
+		CompletableFuture<Object> result = this.engine.executeAsync(operation(OnInProgress.REJECT), "async", null,
+				() -> value);
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(this.stopped.getCount()).isOne();
+		CompletableFuture<Object> refused = this.engine.executeAsync(operation(OnInProgress.REJECT), "refused", null,
+				() -> CompletableFuture.completedFuture("never"));
+		assertThat(refused).failsWithin(Duration.ofSeconds(DEADLINE_SECONDS))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(IdempotencyShutdownException.class);
+		value.complete("paid");
+		assertThat(result.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo("paid");
+		assertThat(stopped()).isTrue();
+		assertThat(state("async")).isEqualTo(RecordState.COMPLETED);
+		assertThat(this.memory.read(new RecordKey(this.name, "refused"))).isEmpty();
+	}
+
+	@Test
+	void acquireOnItsWayWhenTheStopBeginsReleasesTheRecordWithoutRunningTheMethod() throws Throwable {
+		CountDownLatch acquiring = new CountDownLatch(1);
+		CountDownLatch answer = new CountDownLatch(1);
+		IdempotencyStore slowAcquire = new ForwardingStore(this.memory) {
+
+			@Override
+			public AcquireResult acquire(RecordKey key, AcquireRequest request) {
+				AcquireResult result = super.acquire(key, request);
+				acquiring.countDown();
+				try {
+					assertThat(answer.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return result;
+			}
+
+		};
+		this.engine.close();
+		this.engine = engine(slowAcquire);
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(30));
+		lifecycle.start();
+		AtomicInteger runs = new AtomicInteger();
+		Future<Object> call = this.callers.submit(() -> {
+			try {
+				return this.engine.execute(operation(OnInProgress.REJECT), "late", null, runs::incrementAndGet);
+			}
+			catch (Throwable ex) {
+				return ex;
+			}
+		});
+		assertThat(acquiring.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		assertThat(state("late")).isEqualTo(RecordState.IN_PROGRESS);
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(this.stopped.getCount()).isOne();
+		answer.countDown();
+		assertThat(call.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isInstanceOf(IdempotencyShutdownException.class);
+		assertThat(stopped()).isTrue();
+		assertThat(runs).hasValue(0);
+		assertThat(state("late")).isEqualTo(RecordState.FAILED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.STORE_ERROR);
+	}
+
+	@Test
+	void atTheBoundBatchItemsNotStartedReleaseTheirRecordsAndNeverRunWhileTheRunningOneIsLeftToItsLease()
+			throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
+		lifecycle.start();
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicInteger runs = new AtomicInteger();
+		Future<List<BatchOutcome<String, Object>>> batch = this.callers.submit(() -> this.engine
+			.executeAll(operation(OnInProgress.REJECT), List.of("slow", "waiting"), (item) -> item, null, (item) -> {
+				runs.incrementAndGet();
+				started.countDown();
+				try {
+					assertThat(release.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return "done-" + item;
+			}));
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(stopped()).isTrue();
+		assertThat(state("slow")).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(state("waiting")).isEqualTo(RecordState.FAILED);
+		release.countDown();
+		List<BatchOutcome<String, Object>> outcomes = batch.get(DEADLINE_SECONDS, TimeUnit.SECONDS);
+		assertThat(outcomes.get(0)).isInstanceOf(Executed.class);
+		assertThat(outcomes.get(1)).isInstanceOfSatisfying(Failed.class,
+				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyShutdownException.class));
+		assertThat(runs).hasValue(1);
+		assertThat(this.listener.outcomes()).containsExactlyInAnyOrder(Outcome.EXECUTED, Outcome.STORE_ERROR);
+	}
+
+	@Test
+	void callRunningAtTheBoundKeepsItsRecordInProgressAndTheStopEndsWithoutIt() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
+		lifecycle.start();
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<Object> running = callHeld(operation(OnInProgress.REJECT), "slow", started, release);
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(stopped()).isTrue();
+		assertThat(state("slow")).isEqualTo(RecordState.IN_PROGRESS);
+		release.countDown();
+		assertThat(running.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo("done-slow");
+	}
+
+	@Test
+	void waitingCallStopsWaitingWhenTheStopBegins() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(30));
+		lifecycle.start();
+		Operation operation = operation(OnInProgress.WAIT);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<Object> running = callHeld(operation, "held", started, release);
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		AtomicInteger waiterRuns = new AtomicInteger();
+		Future<Object> waiting = this.callers.submit(() -> {
+			try {
+				return this.engine.execute(operation, "held", null, waiterRuns::incrementAndGet);
+			}
+			catch (Throwable ex) {
+				return ex;
+			}
+		});
+		CompletableFuture<Object> waitingAsync = this.engine.executeAsync(operation, "held", null,
+				() -> CompletableFuture.completedFuture(waiterRuns.incrementAndGet()));
+		await().atMost(Duration.ofSeconds(DEADLINE_SECONDS))
+			.until(() -> this.listener.storeOperations().stream().filter(StoreOperation.ACQUIRE::equals).count() >= 3);
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(waiting.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isInstanceOf(IdempotencyInProgressException.class);
+		assertThat(waitingAsync).failsWithin(Duration.ofSeconds(DEADLINE_SECONDS))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(IdempotencyInProgressException.class);
+		assertThat(this.stopped.getCount()).isOne();
+		release.countDown();
+		assertThat(running.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo("done-held");
+		assertThat(stopped()).isTrue();
+		assertThat(waiterRuns).hasValue(0);
+	}
+
+	@Test
+	void batchRefusedAtShutdownRunsNothing() {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(30));
+		lifecycle.start();
+		lifecycle.stop(this.stopped::countDown);
+		AtomicInteger runs = new AtomicInteger();
+		assertThatExceptionOfType(IdempotencyShutdownException.class)
+			.isThrownBy(() -> this.engine.executeAll(operation(OnInProgress.REJECT), List.of("a", "b", "a"),
+					(item) -> item, null, (item) -> runs.incrementAndGet()));
+		assertThat(runs).hasValue(0);
+		assertThat(this.memory.read(new RecordKey(this.name, "a"))).isEmpty();
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.STORE_ERROR, Outcome.STORE_ERROR);
+	}
+
+	@Test
+	void restartAdmitsCallsAgain() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(30));
+		lifecycle.start();
+		lifecycle.stop(this.stopped::countDown);
+		Operation operation = operation(OnInProgress.REJECT);
+		assertThatExceptionOfType(IdempotencyShutdownException.class)
+			.isThrownBy(() -> this.engine.execute(operation, "k", null, () -> "refused"));
+		lifecycle.start();
+		assertThat(lifecycle.isRunning()).isTrue();
+		assertThat(this.engine.execute(operation, "k", null, () -> "ran")).isEqualTo("ran");
+	}
+
+	@Test
+	void closedEngineRefusesCallsBeforeAskingTheStore() {
+		this.engine.close();
+		AtomicInteger runs = new AtomicInteger();
+		assertThatExceptionOfType(IdempotencyShutdownException.class)
+			.isThrownBy(() -> this.engine.execute(operation(OnInProgress.REJECT), "k", null, runs::incrementAndGet));
+		assertThat(runs).hasValue(0);
+		assertThat(this.listener.storeOperations()).isEmpty();
+	}
+
+	@Test
+	void negativeTimeoutIsRejected() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(-1)))
+			.withMessage("'timeout' must not be negative");
+	}
+
+}
