@@ -38,6 +38,7 @@ import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.util.backoff.FixedBackOff;
@@ -62,6 +63,9 @@ import static org.awaitility.Awaitility.await;
 				IdempotentKafkaListenerLoggingTests.OWN + "-dlt" },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 @ExtendWith(OutputCaptureExtension.class)
+// Its broker and consumers would otherwise keep running, and take CPU from the Kafka
+// tests after it
+@DirtiesContext
 class IdempotentKafkaListenerLoggingTests {
 
 	static final String FIRST = "logs-first";
