@@ -9,6 +9,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.messaging.StoreOutageLog;
+
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
@@ -33,14 +36,22 @@ import org.springframework.amqp.listener.ListenerExecutionFailedException;
  * {@code MANUAL} container sends the negative acknowledgement too: the container decides
  * to requeue by the first of the two in the cause chain.</li>
  * </ul>
+ * Each decision is logged in one line by the logger {@code dev.idempotency.amqp}: a
+ * requeue of a message whose key is in progress elsewhere, or whose attempt lost its
+ * record, at DEBUG (duplicates are handled so; the loss was logged when it happened), a
+ * requeue after a store failure as {@link StoreOutageLog} does, and a rejection at WARN.
+ * The exceptions are of types of their own, so that an error handler wrapped by
+ * {@link DecidedFailuresErrorHandler} does not log them again.
  */
 final class FailureDecidingInterceptor implements MethodInterceptor {
 
-	private static final Log logger = LogFactory.getLog(FailureDecidingInterceptor.class);
+	private static final Log logger = LogFactory.getLog(FailureDecidingInterceptor.class.getPackageName());
 
 	private final ThreadLocal<ListenerFailure> captured;
 
 	private final RedeliveryDelays delays;
+
+	private final StoreOutageLog storeOutage = new StoreOutageLog(logger);
 
 	FailureDecidingInterceptor(ThreadLocal<ListenerFailure> captured, RedeliveryDelays delays) {
 		this.captured = captured;
@@ -64,18 +75,30 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 		}
 		String reason = failure.exception().getMessage();
 		if (failure.kind() == ListenerFailure.Kind.REJECT) {
-			throw new AmqpRejectAndDontRequeueException("Rejected without requeue: " + reason, true,
-					failure.exception());
+			logger.warn("Rejecting a message without requeue (to its queue's dead-letter exchange, if it has one): "
+					+ reason);
+			throw new MessageRejectedException("Rejected without requeue: " + reason, failure.exception());
 		}
 		if (failure.kind() == ListenerFailure.Kind.IN_PROGRESS) {
 			this.delays.storeAnswered();
 		}
 		Duration delay = this.delays.next(failure);
+		logRequeue(failure, delay);
 		hold(delay);
-		throw new ListenerExecutionFailedException("Requeued after " + delay.toMillis() + " ms: " + reason,
+		throw new MessageRequeuedException("Requeued after " + delay.toMillis() + " ms: " + reason,
 				new ImmediateRequeueAmqpException(reason,
 						new AmqpRejectAndDontRequeueException(reason, true, failure.exception())),
 				messages(invocation.getArguments()));
+	}
+
+	private void logRequeue(ListenerFailure failure, Duration delay) {
+		String requeue = "Requeueing a message in " + delay.toMillis() + " ms";
+		if (failure.exception() instanceof IdempotencyStoreException) {
+			this.storeOutage.failed(requeue, failure.exception());
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(requeue + ": " + failure.exception().getMessage());
+		}
 	}
 
 	@SuppressWarnings("unchecked")

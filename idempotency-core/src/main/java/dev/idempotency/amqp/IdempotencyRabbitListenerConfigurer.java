@@ -16,6 +16,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.util.Assert;
+import org.springframework.util.ErrorHandler;
 
 /**
  * Makes RabbitMQ listener containers handle the exceptions of {@code @Idempotent}
@@ -45,7 +46,14 @@ import org.springframework.util.Assert;
  * factory bean; apply it yourself to a container you create without a factory bean:
  * <pre class="code">
  * container.setAdviceChain(configurer.adviceChain(myRetryInterceptor));
+ * container.setErrorHandler(configurer.errorHandler(container.getErrorHandler()));
  * </pre>
+ * <p>
+ * The advice logs each message it requeues or rejects in one line, by the logger
+ * {@code dev.idempotency.amqp}: a requeue at DEBUG (a duplicate of a message in progress
+ * is handled so; a store failure is also warned of, at most once a minute), a rejection
+ * at WARN. The {@link #errorHandler(ErrorHandler) error handler} keeps the container's
+ * from logging them again.
  */
 public final class IdempotencyRabbitListenerConfigurer {
 
@@ -99,6 +107,22 @@ public final class IdempotencyRabbitListenerConfigurer {
 		}
 		configured[configured.length - 1] = this.innermost;
 		return configured;
+	}
+
+	/**
+	 * Return an error handler for
+	 * {@link AbstractMessageListenerContainer#setErrorHandler(ErrorHandler)} that hands
+	 * the given one every exception but those of the messages the advice of a configurer
+	 * requeued or rejected, which it has logged in one line each. Spring AMQP's default
+	 * {@code ConditionalRejectingErrorHandler} only logs those, at WARN with their stack
+	 * traces (Spring Boot's auto-configuration wraps it in every container that has it);
+	 * wrap an error handler of your own if it should not see them either.
+	 * @param delegate the error handler for every other exception
+	 * @return the error handler to set
+	 */
+	public ErrorHandler errorHandler(ErrorHandler delegate) {
+		Assert.notNull(delegate, "'delegate' must not be null");
+		return (delegate instanceof DecidedFailuresErrorHandler) ? delegate : new DecidedFailuresErrorHandler(delegate);
 	}
 
 	/**

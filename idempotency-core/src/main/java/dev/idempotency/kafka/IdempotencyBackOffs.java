@@ -1,15 +1,23 @@
 package dev.idempotency.kafka;
 
+import java.util.List;
 import java.util.function.BiFunction;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.IdempotencyPayloadException;
+import dev.idempotency.IdempotencyReplayException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
@@ -18,6 +26,14 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * stays the same). {@code null} leaves the handler's own back-off.
  */
 final class IdempotencyBackOffs implements BiFunction<ConsumerRecord<?, ?>, @Nullable Exception, @Nullable BackOff> {
+
+	// They follow from the record and the stored outcome: every retry would fail the same
+	// way
+	private static final List<Class<? extends RuntimeException>> NOT_RETRYABLE = List.of(
+			IdempotencyKeyReuseException.class, IdempotencyKeyException.class, IdempotencyPayloadException.class,
+			IdempotencyReplayException.class);
+
+	private static final Log logger = LogFactory.getLog(IdempotencyBackOffs.class.getPackageName());
 
 	private final InProgressBackOff backOff;
 
@@ -35,6 +51,12 @@ final class IdempotencyBackOffs implements BiFunction<ConsumerRecord<?, ?>, @Nul
 		if (IdempotencyExceptions.find(exception, IdempotencyStoreException.class) != null) {
 			return storeRetries();
 		}
+		for (Class<? extends RuntimeException> type : NOT_RETRYABLE) {
+			RuntimeException notRetryable = IdempotencyExceptions.find(exception, type);
+			if (notRetryable != null) {
+				return giveUp(record, notRetryable);
+			}
+		}
 		return null;
 	}
 
@@ -44,6 +66,15 @@ final class IdempotencyBackOffs implements BiFunction<ConsumerRecord<?, ?>, @Nul
 				this.backOff.multiplier());
 		retries.setMaxInterval(this.backOff.maxInterval().toMillis());
 		return retries;
+	}
+
+	// No retry, and the one warning of a record given up: the recoverer may say nothing
+	private static BackOff giveUp(ConsumerRecord<?, ?> record, RuntimeException reason) {
+		return () -> () -> {
+			logger.warn("Handing record " + record.topic() + "-" + record.partition() + "@" + record.offset()
+					+ " to the recoverer (a dead-letter topic, say) without retries: " + reason.getMessage());
+			return BackOffExecution.STOP;
+		};
 	}
 
 }

@@ -38,12 +38,19 @@ import org.springframework.util.backoff.BackOff;
  * that an outage never turns into skipped records.</li>
  * <li>{@link IdempotencyKeyReuseException}, {@link IdempotencyKeyException},
  * {@link IdempotencyPayloadException} and {@link IdempotencyReplayException}: handed to
- * the recoverer at once, without retries. Each follows from the record and the stored
- * outcome, so every retry would fail the same way until the record expires, and a retry
- * after that would run the work again.</li>
+ * the recoverer at once, without retries, with a WARN naming the record. Each follows
+ * from the record and the stored outcome, so every retry would fail the same way until
+ * the record expires, and a retry after that would run the work again.</li>
  * <li>Every other exception keeps the handler's own back-off and classification.</li>
  * </ul>
  * Our exceptions are found as the exception the listener threw or among its causes.
+ * <p>
+ * What an operator reads, from the logger {@code dev.idempotency.kafka}: each retry of a
+ * record whose key is in progress elsewhere in one line at DEBUG (it is how duplicates
+ * are handled, not a failure), naming the operation, the key and the delay; a store
+ * failure in one line at DEBUG, with a WARN and the failure's stack trace at most once a
+ * minute; and a WARN for each record handed to the recoverer. The retry lines come from
+ * the {@link #backOffHandler() back-off handler}.
  * <p>
  * The handler built by {@link #errorHandler(ConsumerRecordRecoverer, InProgressBackOff)}
  * has all of this; an application that builds its own handler applies the rules with
@@ -76,10 +83,12 @@ public final class IdempotencyKafkaErrorHandling {
 	 * Apply these rules to an error handler of the application's. It replaces the
 	 * handler's back-off function (to keep one of your own as well, set afterwards a
 	 * function that asks {@link #backOffFunction(InProgressBackOff)} first) and
-	 * classifies our exceptions as above. The handler's own back-off must allow at least
-	 * one retry: with none, spring-kafka recovers every record at once and never asks the
-	 * back-off function. Without {@link #backOffHandler()} the delays are not bounded by
-	 * the other attempt's lease, only by {@code maxInterval}.
+	 * classifies our exceptions as retryable, so that the function decides: those that no
+	 * retry can fix get a back-off without retries. The handler's own back-off must allow
+	 * at least one retry: with none, spring-kafka recovers every record at once and never
+	 * asks the back-off function. Without {@link #backOffHandler()} the delays are not
+	 * bounded by the other attempt's lease, only by {@code maxInterval}, and the retries
+	 * are not logged.
 	 * @param handler the handler to configure
 	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
 	 * store failures
@@ -87,11 +96,12 @@ public final class IdempotencyKafkaErrorHandling {
 	public static void applyTo(DefaultErrorHandler handler, InProgressBackOff backOff) {
 		Assert.notNull(handler, "'handler' must not be null");
 		Assert.notNull(backOff, "'backOff' must not be null");
-		handler.addNotRetryableExceptions(IdempotencyKeyReuseException.class, IdempotencyKeyException.class,
-				IdempotencyPayloadException.class, IdempotencyReplayException.class);
-		// Explicitly, so that a handler whose classification defaults to false retries
-		// them
-		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class);
+		// Retryable, so that the back-off function decides, also for a handler whose
+		// classification defaults to false: no retries for the exceptions that no retry
+		// can fix, but a warning, which spring-kafka would not log
+		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class,
+				IdempotencyKeyReuseException.class, IdempotencyKeyException.class, IdempotencyPayloadException.class,
+				IdempotencyReplayException.class);
 		handler.setBackOffFunction(backOffFunction(backOff));
 		// A record that met a store failure and then an attempt in progress starts the
 		// in-progress back-off afresh, and the other way round
@@ -101,6 +111,7 @@ public final class IdempotencyKafkaErrorHandling {
 	/**
 	 * Return the back-off function of these rules: the back-off of a record that failed
 	 * with {@link IdempotencyInProgressException} or {@link IdempotencyStoreException},
+	 * one without retries (that logs a WARN) for the exceptions that no retry can fix,
 	 * and {@code null} (the handler's own back-off) for any other exception.
 	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
 	 * store failures
@@ -117,7 +128,7 @@ public final class IdempotencyKafkaErrorHandling {
 	 * Return a back-off handler that waits no longer than the remaining lease of the
 	 * attempt that holds a record's key (at least 1 ms), and otherwise as spring-kafka's
 	 * default handler does: the consumer thread sleeps, waking early when the container
-	 * stops.
+	 * stops. It logs each retry for our exceptions in one line (see above).
 	 * @return the back-off handler
 	 */
 	public static BackOffHandler backOffHandler() {
@@ -126,9 +137,9 @@ public final class IdempotencyKafkaErrorHandling {
 
 	/**
 	 * Return a back-off handler that bounds the delay of a record whose key is in
-	 * progress elsewhere by the remaining lease of that attempt (at least 1 ms), and
-	 * hands every delay to another handler, such as a
-	 * {@code ContainerPausingBackOffHandler}.
+	 * progress elsewhere by the remaining lease of that attempt (at least 1 ms), logs
+	 * each retry for our exceptions in one line (see above), and hands every delay to
+	 * another handler, such as a {@code ContainerPausingBackOffHandler}.
 	 * @param delegate the handler that waits
 	 * @return the back-off handler
 	 */

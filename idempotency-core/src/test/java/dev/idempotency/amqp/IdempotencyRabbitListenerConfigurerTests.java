@@ -1,6 +1,8 @@
 package dev.idempotency.amqp;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.IdempotencyCompletionException;
@@ -29,6 +31,7 @@ import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFacto
 import org.springframework.amqp.listener.ContainerUtils;
 import org.springframework.amqp.rabbit.retry.RejectAndDontRequeueRecoverer;
 import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.util.ErrorHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -129,6 +132,24 @@ class IdempotencyRabbitListenerConfigurerTests {
 	void replayReturnsNormallySoTheMessageIsAcknowledged() {
 		proxy((channel, data) -> this.calls.incrementAndGet()).invokeListener(null, MESSAGE);
 		assertThat(this.calls).hasValue(1);
+	}
+
+	@Test
+	void errorHandlerHandsOnEveryExceptionButThoseOfTheMessagesTheAdviceRequeuedOrRejected() {
+		List<Throwable> handled = new ArrayList<>();
+		ErrorHandler errorHandler = this.configurer.errorHandler(handled::add);
+		Throwable requeued = catchThrowable(
+				() -> listenerThrowing(new IdempotencyInProgressException("op", "k", Duration.ofMillis(1)))
+					.invokeListener(null, MESSAGE));
+		Throwable rejected = catchThrowable(
+				() -> listenerThrowing(new IdempotencyKeyReuseException("op", "k")).invokeListener(null, MESSAGE));
+		Throwable own = catchThrowable(
+				() -> proxy(failing(new IllegalStateException("boom"))).invokeListener(null, MESSAGE));
+		errorHandler.handleError(requeued);
+		errorHandler.handleError(rejected);
+		errorHandler.handleError(own);
+		assertThat(handled).containsExactly(own);
+		assertThat(this.configurer.errorHandler(errorHandler)).isSameAs(errorHandler);
 	}
 
 	@Test

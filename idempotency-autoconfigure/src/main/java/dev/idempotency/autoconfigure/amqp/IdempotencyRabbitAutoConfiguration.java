@@ -22,9 +22,11 @@ import org.springframework.context.annotation.Role;
  * gets the rules of {@link IdempotencyRabbitListenerConfigurer} around the advice chain
  * it was given (Spring Boot's {@code spring.rabbitmq.listener.*.retry} interceptor, or
  * the application's), with the back-off of
- * {@code idempotency.messaging.in-progress-retry}. Its error handler, acknowledge mode
- * and other settings stay as they are. An {@link IdempotencyRabbitListenerConfigurer}
- * bean of the application's replaces the one it applies.
+ * {@code idempotency.messaging.in-progress-retry}. Its acknowledge mode and other
+ * settings stay as they are, and so does its error handler, but that Spring AMQP's
+ * default one no longer sees (and logs at WARN) the messages the rules requeue or reject,
+ * which they log in one line each. An {@link IdempotencyRabbitListenerConfigurer} bean of
+ * the application's replaces the one it applies.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
@@ -45,6 +47,14 @@ public final class IdempotencyRabbitAutoConfiguration {
 	static RabbitListenerContainerFactoryPostProcessor idempotencyRabbitListenerContainerFactoryPostProcessor(
 			ObjectProvider<IdempotencyRabbitListenerConfigurer> configurer) {
 		return new RabbitListenerContainerFactoryPostProcessor(configurer);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static ListenerContainerErrorHandlers idempotencyRabbitListenerContainerErrorHandlers(
+			ObjectProvider<RabbitListenerEndpointRegistry> registry,
+			ObjectProvider<IdempotencyRabbitListenerConfigurer> configurer) {
+		return new ListenerContainerErrorHandlers(registry, configurer);
 	}
 
 	@Bean

@@ -14,11 +14,15 @@ import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.listener.ConditionalRejectingErrorHandler;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -26,6 +30,9 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ErrorHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -138,6 +145,22 @@ class IdempotencyRabbitAutoConfigurationTests {
 	}
 
 	@Test
+	void defaultErrorHandlerOfEachContainerIsWrappedAndAnApplicationsOwnIsKept() {
+		this.runner.withUserConfiguration(ErrorHandlers.class)
+			.withPropertyValues("spring.rabbitmq.listener.simple.auto-startup=false")
+			.run((context) -> {
+				RabbitListenerEndpointRegistry registry = context.getBean(RabbitListenerEndpointRegistry.class);
+				ErrorHandler wrapped = ((AbstractMessageListenerContainer) registry
+					.getListenerContainer("default-error-handler")).getErrorHandler();
+				assertThat(wrapped).isNotInstanceOf(ConditionalRejectingErrorHandler.class);
+				assertThat(context.getBean(IdempotencyRabbitListenerConfigurer.class).errorHandler(wrapped))
+					.isSameAs(wrapped);
+				assertThat(((AbstractMessageListenerContainer) registry.getListenerContainer("own-error-handler"))
+					.getErrorHandler()).isSameAs(ErrorHandlers.OWN);
+			});
+	}
+
+	@Test
 	void absentWithoutSpringRabbit() {
 		this.runner.withClassLoader(new FilteredClassLoader(BaseRabbitListenerContainerFactory.class))
 			.withConfiguration(
@@ -164,6 +187,40 @@ class IdempotencyRabbitAutoConfigurationTests {
 
 		@RabbitListener(id = "on-return", queues = "refunds")
 		void onReturn(String refund) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ErrorHandlers {
+
+		static final ErrorHandler OWN = (throwable) -> {
+		};
+
+		@Bean
+		SimpleRabbitListenerContainerFactory ownFactory(ConnectionFactory connectionFactory) {
+			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+			factory.setConnectionFactory(connectionFactory);
+			factory.setErrorHandler(OWN);
+			factory.setAutoStartup(false);
+			return factory;
+		}
+
+		@Bean
+		ErrorHandlerListeners errorHandlerListeners() {
+			return new ErrorHandlerListeners();
+		}
+
+	}
+
+	static class ErrorHandlerListeners {
+
+		@RabbitListener(id = "own-error-handler", queues = "payments", containerFactory = "ownFactory")
+		void withItsOwn(String payment) {
+		}
+
+		@RabbitListener(id = "default-error-handler", queues = "refunds")
+		void withTheDefault(String refund) {
 		}
 
 	}

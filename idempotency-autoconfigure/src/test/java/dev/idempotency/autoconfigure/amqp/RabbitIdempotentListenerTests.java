@@ -16,10 +16,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.Channel;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.autoconfigure.LoggedLines;
 import dev.idempotency.engine.IdempotencyListener;
 import dev.idempotency.engine.Outcome;
 import dev.idempotency.test.redis.TestRedis;
@@ -43,6 +45,8 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.event.EventListener;
@@ -66,7 +70,9 @@ import static org.awaitility.Awaitility.await;
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false",
 				"spring.rabbitmq.listener.simple.retry.enabled=true",
 				"spring.rabbitmq.listener.simple.retry.max-retries=2",
-				"spring.rabbitmq.listener.simple.retry.initial-interval=10ms" })
+				"spring.rabbitmq.listener.simple.retry.initial-interval=10ms",
+				"logging.level.dev.idempotency.amqp=debug" })
+@ExtendWith(OutputCaptureExtension.class)
 class RabbitIdempotentListenerTests {
 
 	private static final String QUEUES = "idempotency-test-" + UUID.randomUUID();
@@ -115,24 +121,36 @@ class RabbitIdempotentListenerTests {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "slow", "slow-manual" })
-	void duplicateOfAnEventInProgressIsHeldAndRequeuedUntilItReplays(String queue) {
+	void duplicateOfAnEventInProgressIsHeldAndRequeuedUntilItReplaysWithOneDebugLinePerRequeue(String queue,
+			CapturedOutput output) {
 		String id = UUID.randomUUID().toString();
 		int consumerFailures = this.tally.consumerFailures();
+		// Other tests use the queue too
+		int handled = this.tally.handled(queue);
 		CountDownLatch release = this.tally.holdSlow(id);
+		int from = output.length();
 		send(queue, new Event(id, 1));
 		send(queue, new Event(id, 1));
 		await().atMost(DEADLINE).until(() -> this.tally.deliveries(id).size() >= 4);
 		List<Long> deliveries = this.tally.deliveries(id);
 		assertThat(Duration.ofNanos(deliveries.get(3) - deliveries.get(1)))
 			.isGreaterThanOrEqualTo(Duration.ofMillis(150));
-		assertThat(this.tally.handled(queue)).isZero();
+		assertThat(this.tally.handled(queue)).isEqualTo(handled);
 		assertThat(readyMessages(queue + ".dlq")).isZero();
 		release.countDown();
-		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.tally.handled(queue)).isEqualTo(2));
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.tally.handled(queue)).isEqualTo(handled + 2));
 		assertThat(this.tally.effects(id)).isEqualTo(1);
 		assertThat(readyMessages(queue)).isZero();
 		assertThat(readyMessages(queue + ".dlq")).isZero();
 		assertThat(this.tally.consumerFailures()).isEqualTo(consumerFailures);
+		LoggedLines logged = LoggedLines.since(output, from);
+		assertThat(logged.stackTraceLines()).isEmpty();
+		assertThat(logged.atWarnOrError("org.springframework.amqp", "dev.idempotency")).isEmpty();
+		// The first delivery ran, the last replayed: every other one was requeued
+		assertThat(logged.from("dev.idempotency.amqp", "DEBUG")
+			.filter((line) -> line.contains("'rabbit.slow'") && line.contains(id)))
+			.hasSize(this.tally.deliveries(id).size() - 2)
+			.allMatch((line) -> line.contains("in progress") && line.contains("Requeueing a message in "));
 	}
 
 	@Test
@@ -165,13 +183,19 @@ class RabbitIdempotentListenerTests {
 	}
 
 	@Test
-	void keyReusedWithAnotherPayloadIsDeadLetteredAndNeverRetried() {
+	void keyReusedWithAnotherPayloadIsDeadLetteredWithOneWarningAndNeverRetried(CapturedOutput output) {
 		String id = UUID.randomUUID().toString();
 		send("reuse", new Event(id, 100));
 		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.tally.handled("reuse")).isEqualTo(1));
+		int from = output.length();
 		send("reuse", new Event(id, 200));
 		Message deadLettered = this.rabbit.receive(QUEUES + ".reuse.dlq", DEADLINE.toMillis());
 		assertThat(deadLettered).isNotNull();
+		assertThat(LoggedLines.since(output, from)
+			.from("dev.idempotency.amqp", "WARN")
+			.filter((line) -> line.contains(id))).singleElement()
+			.asString()
+			.contains("'rabbit.reuse'", "without requeue");
 		assertThat(new String(deadLettered.getBody(), StandardCharsets.UTF_8)).contains("200");
 		assertThat(this.tally.effects(id)).isEqualTo(1);
 		assertThat(this.tally.deliveries(id)).hasSize(2);

@@ -6,8 +6,10 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.idempotency.autoconfigure.LoggedLines;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
 
@@ -15,6 +17,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.KafkaAdmin;
@@ -33,15 +37,15 @@ import static org.awaitility.Awaitility.await;
 /**
  * An idempotent listener while its Redis store is really down: the record is retried for
  * as long as the outage lasts, never committed before, and has its one effect once the
- * store is back.
+ * store is back. The outage is warned of once, each retry logged in one line at DEBUG.
  */
-@SpringBootTest(classes = IdempotentKafkaListenerStoreOutageTests.TestApplication.class,
-		properties = { "spring.kafka.consumer.auto-offset-reset=earliest", "spring.kafka.consumer.fetch-max-wait=100ms",
-				"idempotency.redis.command-timeout=500ms",
-				"idempotency.messaging.in-progress-retry.initial-interval=20ms",
-				"idempotency.messaging.in-progress-retry.max-interval=200ms" })
+@SpringBootTest(classes = IdempotentKafkaListenerStoreOutageTests.TestApplication.class, properties = {
+		"spring.kafka.consumer.auto-offset-reset=earliest", "spring.kafka.consumer.fetch-max-wait=100ms",
+		"idempotency.redis.command-timeout=500ms", "idempotency.messaging.in-progress-retry.initial-interval=20ms",
+		"idempotency.messaging.in-progress-retry.max-interval=200ms", "logging.level.dev.idempotency.kafka=debug" })
 @EmbeddedKafka(partitions = 1, topics = IdempotentKafkaListenerStoreOutageTests.OUTAGES,
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
+@ExtendWith(OutputCaptureExtension.class)
 class IdempotentKafkaListenerStoreOutageTests {
 
 	static final String OUTAGES = "outages";
@@ -72,8 +76,10 @@ class IdempotentKafkaListenerStoreOutageTests {
 	}
 
 	@Test
-	void recordMeetingAStoreOutageIsRetriedUntilTheStoreIsBackAndThenHasOneEffect() throws Exception {
+	void recordMeetingAStoreOutageIsRetriedUntilTheStoreIsBackAndThenHasOneEffect(CapturedOutput output)
+			throws Exception {
 		String id = "evt-" + UUID.randomUUID();
+		int from = output.length();
 		redis.stop();
 		long offset;
 		try {
@@ -93,6 +99,15 @@ class IdempotentKafkaListenerStoreOutageTests {
 		}
 		await().atMost(DEADLINE).untilAsserted(() -> assertThat(committed()).isGreaterThan(offset));
 		assertThat(this.ledger.effects(OUTAGES, id)).isOne();
+		LoggedLines logged = LoggedLines.since(output, from);
+		assertThat(logged.atWarnOrError("org.springframework.kafka")).isEmpty();
+		assertThat(logged.from("dev.idempotency.kafka", "WARN")).singleElement()
+			.asString()
+			.contains("Delivering a record of listener 'outages' again in", "store is unavailable");
+		// Every delivery but the last failed
+		assertThat(logged.from("dev.idempotency.kafka", "DEBUG")
+			.filter((line) -> line.contains("Delivering a record of listener 'outages' again in")))
+			.hasSize(this.ledger.deliveries(OUTAGES, 0, offset) - 2);
 	}
 
 	private long committed() {
