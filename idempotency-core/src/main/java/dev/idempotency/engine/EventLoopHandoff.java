@@ -2,7 +2,7 @@ package dev.idempotency.engine;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -18,15 +18,27 @@ import org.springframework.util.ClassUtils;
  * Netty's: completing the record there would block that thread for a store round trip,
  * and with Lettuce could wait for a reply that only the blocked thread can read. Work
  * that arrives on such a thread (a Netty {@code FastThreadLocalThread}, or a thread
- * Reactor marks {@code NonBlocking}) is handed to a few daemon threads of the engine's
- * own; on any other thread it runs at once.
+ * Reactor marks {@code NonBlocking}) is handed to daemon threads of the engine's own; on
+ * any other thread it runs at once.
+ * <p>
+ * Work handed over may take long: a completion is retried while the store fails, for up
+ * to a lease, and a store may be slow for some keys only (a stalled cluster node, a
+ * replica that does not acknowledge). So it never queues behind other work while fewer
+ * than {@value #MAX_THREADS} threads are busy: it goes to an idle thread, or to a new
+ * one, and threads end after a minute idle. Past that bound it waits in a queue for the
+ * next thread that frees up, never refused: work refused would leave its record in
+ * progress and its caller waiting, and running it on the event loop would block it.
  */
 final class EventLoopHandoff implements AutoCloseable {
 
 	private static final String[] NON_BLOCKING_TYPES = { "io.netty.util.concurrent.FastThreadLocalThread",
 			"reactor.core.scheduler.NonBlocking" };
 
-	private static final int THREADS = 4;
+	/**
+	 * Most threads at once: as many store calls as may block at the same time before
+	 * further work waits for one of them.
+	 */
+	static final int MAX_THREADS = 64;
 
 	private final Class<?>[] nonBlocking;
 
@@ -90,19 +102,26 @@ final class EventLoopHandoff implements AutoCloseable {
 					if (this.closed) {
 						throw new RejectedExecutionException("The idempotency engine was shut down");
 					}
-					executor = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS,
-							new LinkedBlockingQueue<>(), (task) -> {
+					executor = new ThreadPoolExecutor(0, MAX_THREADS, 60, TimeUnit.SECONDS, new IdleThreadsFirst(),
+							(task) -> {
 								Thread thread = new Thread(task,
 										"idempotency-complete-" + this.threads.incrementAndGet());
 								thread.setDaemon(true);
 								return thread;
-							});
-					executor.allowCoreThreadTimeOut(true);
+							}, EventLoopHandoff::queue);
 					this.executor = executor;
 				}
 			}
 		}
 		return executor;
+	}
+
+	// Every thread is busy: the work waits for the next one that frees up
+	private static void queue(Runnable work, ThreadPoolExecutor executor) {
+		if (executor.isShutdown()) {
+			throw new RejectedExecutionException("The idempotency engine was shut down");
+		}
+		((IdleThreadsFirst) executor.getQueue()).enqueue(work);
 	}
 
 	/**
@@ -118,6 +137,25 @@ final class EventLoopHandoff implements AutoCloseable {
 				executor.shutdown();
 			}
 		}
+	}
+
+	/**
+	 * A queue that takes work from the executor only when an idle thread waits for it, so
+	 * that the executor starts a new thread (up to its bound) rather than queue work
+	 * behind busy ones; work that no thread can take is queued when the executor refuses
+	 * it, and the threads take it as they free up.
+	 */
+	private static final class IdleThreadsFirst extends LinkedTransferQueue<Runnable> {
+
+		@Override
+		public boolean offer(Runnable work) {
+			return tryTransfer(work);
+		}
+
+		void enqueue(Runnable work) {
+			super.offer(work);
+		}
+
 	}
 
 }

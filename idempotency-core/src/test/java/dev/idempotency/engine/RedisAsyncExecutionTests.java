@@ -132,6 +132,71 @@ class RedisAsyncExecutionTests {
 		}
 	}
 
+	// Recording a value handed off an event loop may take long (a store slow for some
+	// keys, a completion retried while the store fails): completions still in progress,
+	// more of them than the four threads the engine once had, must not hold up an
+	// unrelated one that arrives after them.
+	@Test
+	void slowCompletionsHandedOffEventLoopsDoNotHoldUpAnUnrelatedOne() throws Exception {
+		int slow = 16;
+		CountDownLatch slowStarted = new CountDownLatch(slow);
+		CountDownLatch finishSlow = new CountDownLatch(1);
+		IdempotencyStore slowForSomeKeys = new ForwardingStore(
+				new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency:")) {
+
+			@Override
+			public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+				if (key.key().startsWith("slow")) {
+					slowStarted.countDown();
+					awaitQuietly(finishSlow);
+				}
+				return super.complete(key, owner, fence, result, retention);
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(slowForSomeKeys, IdempotencyDefaults.STANDARD,
+				List.of())) {
+			Operation operation = operation(OnInProgress.REJECT);
+			List<CompletableFuture<String>> slowValues = new ArrayList<>();
+			List<CompletableFuture<@Nullable Object>> slowCalls = new ArrayList<>();
+			for (int i = 0; i < slow; i++) {
+				CompletableFuture<String> value = new CompletableFuture<>();
+				slowValues.add(value);
+				slowCalls.add(engine.executeAsync(operation, "slow-" + i, null, () -> value));
+			}
+			CompletableFuture<String> unrelatedValue = new CompletableFuture<>();
+			CompletableFuture<@Nullable Object> unrelated = engine.executeAsync(operation, "unrelated", null,
+					() -> unrelatedValue);
+			Thread eventLoop = new FastThreadLocalThread(() -> {
+				for (int i = 0; i < slow; i++) {
+					slowValues.get(i).complete("slow " + i);
+				}
+				unrelatedValue.complete("unrelated");
+			}, "test-event-loop");
+			try {
+				eventLoop.start();
+				assertThat(unrelated).succeedsWithin(Duration.ofSeconds(10)).isEqualTo("unrelated");
+				assertThat(slowStarted.await(10, TimeUnit.SECONDS)).isTrue();
+				assertThat(slowCalls).noneMatch(CompletableFuture::isDone);
+			}
+			finally {
+				finishSlow.countDown();
+			}
+			for (int i = 0; i < slow; i++) {
+				assertThat(slowCalls.get(i).get(10, TimeUnit.SECONDS)).isEqualTo("slow " + i);
+			}
+		}
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await(30, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	@Test
 	void valueArrivingOnAnEventLoopThreadAfterTheEngineClosedIsStillRecordedOffIt() throws Exception {
 		List<String> completingThreads = new CopyOnWriteArrayList<>();

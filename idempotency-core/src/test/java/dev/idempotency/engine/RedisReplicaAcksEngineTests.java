@@ -1,8 +1,10 @@
 package dev.idempotency.engine;
 
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -22,7 +24,9 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
 import dev.idempotency.store.RenewalResult;
 import dev.idempotency.store.StoredResult;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
@@ -53,6 +57,8 @@ class RedisReplicaAcksEngineTests {
 	private static final String PREFIX = "idempotency-engine-acks:";
 
 	private static final ReplicaAcks ONE_REPLICA = new ReplicaAcks(1, Duration.ofMillis(300));
+
+	private static final Duration DEADLINE = Duration.ofSeconds(20);
 
 	private static RedisReplicaSet servers;
 
@@ -336,6 +342,93 @@ class RedisReplicaAcksEngineTests {
 			assertThat(outcomes.get(1)).isEqualTo(new BatchOutcome.Executed<>("corrupt", "corrupt", "corrupt3"));
 			assertThat(outcomes.get(2)).isEqualTo(new BatchOutcome.Replayed<>("after", "after", "after2"));
 		}
+	}
+
+	// The acquire goes on a connection of the store's own, for WAIT; the engine abandons
+	// an acquire that timed out on the connection the factory shares. An acquire held up
+	// on its way to Redis lands after that abandon: it must still leave no claim behind
+	// that no attempt will ever complete, and that would hold off duplicates for a lease.
+	@Test
+	void acquireThatTimedOutOnItsWayToRedisLeavesNoClaimBehindWhenItLands() throws Throwable {
+		String host = InetAddress.getLoopbackAddress().getHostAddress();
+		try (CommandHoldingProxy proxy = new CommandHoldingProxy(servers.primary().host(), servers.primary().port())) {
+			LettuceConnectionFactory proxied = TestRedis.connectionFactory(host, proxy.port());
+			RedisIdempotencyStore store = new RedisIdempotencyStore(proxied, PREFIX, Duration.ofMillis(500),
+					ONE_REPLICA);
+			try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of())) {
+				Operation operation = operation(Duration.ofMinutes(5));
+				RecordKey record = new RecordKey(operation.name(), "k");
+				AtomicInteger runs = new AtomicInteger();
+				store.read(record);
+				engine.execute(operation, "warm-up", null, () -> "w");
+				assertThat(proxy.connections()).as("the shared connection, then one of the store's own").isEqualTo(2);
+				proxy.holdCommands(1);
+				long scripts = scriptsRun();
+				assertThatExceptionOfType(IdempotencyStoreException.class)
+					.isThrownBy(() -> engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet()))
+					.withMessageContaining("Redis failed to acquire");
+				await().atMost(DEADLINE).until(() -> scriptsRun() > scripts);
+				proxy.releaseCommands();
+				await().atMost(DEADLINE)
+					.untilAsserted(() -> assertThat(state(record)).as("the record once the acquire landed")
+						.isEqualTo(RecordState.FAILED));
+				assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+				assertThat(runs).hasValue(1);
+			}
+			finally {
+				proxied.destroy();
+			}
+		}
+	}
+
+	// The same on a primary that stalls (frozen) with the scripts cached, as in an
+	// application that has run a while: it reads its connections in the order they
+	// became readable, the shared one first when something was sent on it before the
+	// acquire, and runs the abandon before the acquire it follows.
+	@Test
+	void acquireThatTimedOutOnAFrozenPrimaryLeavesNoClaimBehindWhenItRuns() throws Throwable {
+		RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX, Duration.ofMillis(500), ONE_REPLICA);
+		try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyDefaults.STANDARD, List.of())) {
+			Operation operation = operation(Duration.ofMinutes(5));
+			RecordKey record = new RecordKey(operation.name(), "k");
+			RecordKey other = new RecordKey(operation.name(), "other");
+			AtomicInteger runs = new AtomicInteger();
+			engine.execute(operation, "warm-up", null, () -> "w");
+			store.release(other, "nobody", 1, Duration.ofHours(1));
+			store.renew(other, "nobody", 1, Duration.ofHours(1), Duration.ofHours(1));
+			servers.primary().freeze();
+			try {
+				store.renewAsync(other, "nobody", 1, Duration.ofHours(1), Duration.ofHours(1));
+				assertThatExceptionOfType(IdempotencyStoreException.class)
+					.isThrownBy(() -> engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet()))
+					.withMessageContaining("Redis failed to acquire");
+			}
+			finally {
+				servers.primary().thaw();
+			}
+			await().atMost(DEADLINE)
+				.untilAsserted(() -> assertThat(state(record)).as("the record once the acquire ran")
+					.isEqualTo(RecordState.FAILED));
+			assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
+			assertThat(runs).hasValue(1);
+		}
+	}
+
+	private static long scriptsRun() {
+		try (RedisConnection connection = factory.getConnection()) {
+			Properties stats = connection.serverCommands().info("commandstats");
+			assertThat(stats).isNotNull();
+			return calls(stats, "cmdstat_evalsha") + calls(stats, "cmdstat_eval");
+		}
+	}
+
+	private static long calls(Properties stats, String command) {
+		String line = stats.getProperty(command);
+		return (line != null) ? Long.parseLong(line.substring("calls=".length(), line.indexOf(','))) : 0;
+	}
+
+	private static @Nullable RecordState state(RecordKey record) {
+		return new RedisIdempotencyStore(factory, PREFIX).read(record).map(IdempotencyRecord::state).orElse(null);
 	}
 
 	private static RedisIdempotencyStore store() {

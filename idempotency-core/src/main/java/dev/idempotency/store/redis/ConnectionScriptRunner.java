@@ -88,9 +88,14 @@ final class ConnectionScriptRunner implements ScriptRunner {
 		return runAcknowledged(script, key, acks, (reply) -> true, args);
 	}
 
+	/**
+	 * Run the script and then {@code WAIT}, as {@link #runAndWait} does, only when the
+	 * script wrote. Such a client sends nothing more on a connection whose reply did not
+	 * come (Jedis marks it broken and drops it), so the undo is not sent.
+	 */
 	@Override
 	public <T> Acknowledged<T> runThenWait(RedisScript<T> script, byte[] key, ReplicaAcks acks,
-			Predicate<? super T> wrote, byte[]... args) {
+			Predicate<? super T> wrote, Undo undo, byte[]... args) {
 		return runAcknowledged(script, key, acks, wrote, args);
 	}
 

@@ -1,7 +1,10 @@
 package dev.idempotency.store.redis;
 
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -10,6 +13,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -19,6 +24,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.dao.QueryTimeoutException;
@@ -37,7 +43,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * (last in, first out), so that a burst leaves few connections in use afterwards; the
  * others stay open, idle, for the next burst. A connection is opened on a thread of this
  * pool's own, and a caller gives up waiting for it after the open timeout, leaving it to
- * be closed when it opens.
+ * be closed when it opens. A connection that a caller left a command pending on stays
+ * lent, and counts against the bound, until that command's reply comes.
  */
 final class DedicatedConnections {
 
@@ -110,10 +117,29 @@ final class DedicatedConnections {
 	 * @throws RuntimeException when a new one cannot be opened, or the use fails
 	 */
 	<T> T lend(long waitNanos, Function<StatefulConnection<byte[], byte[]>, T> use) {
+		return lend(waitNanos, (connection, pending) -> use.apply(connection));
+	}
+
+	/**
+	 * Lend a connection as {@link #lend(long, Function)} does, to a use that may leave a
+	 * command of its own pending on it when it fails (it hands that command's reply to
+	 * the consumer it is given): the connection then stays lent, and open, until that
+	 * reply comes, so that Redis runs the command after whatever the use sent before it.
+	 * It goes back for the next caller when the reply came, an error reply included
+	 * (every reply before it has been read), and is closed when it did not.
+	 * @param <T> what the use returns
+	 * @param waitNanos how long to wait when {@value #MAX_CONNECTIONS} are in use
+	 * @param use what to do with it; the reply it leaves pending must be bounded in time
+	 * @return what the use returned
+	 * @throws QueryTimeoutException when none is given back in time
+	 * @throws RuntimeException when a new one cannot be opened, or the use fails
+	 */
+	<T> T lend(long waitNanos, BiFunction<StatefulConnection<byte[], byte[]>, Consumer<CompletableFuture<?>>, T> use) {
 		StatefulConnection<byte[], byte[]> connection = borrow(waitNanos);
+		List<CompletableFuture<?>> pending = new ArrayList<>(1);
 		boolean inOrder = false;
 		try {
-			T result = use.apply(connection);
+			T result = use.apply(connection, pending::add);
 			inOrder = true;
 			return result;
 		}
@@ -122,12 +148,27 @@ final class DedicatedConnections {
 			throw ex;
 		}
 		finally {
-			if (inOrder) {
+			if (!pending.isEmpty()) {
+				CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]))
+					.whenComplete((replied, ex) -> settle(connection, ex));
+			}
+			else if (inOrder) {
 				giveBack(connection);
 			}
 			else {
 				discard(connection);
 			}
+		}
+	}
+
+	private void settle(StatefulConnection<byte[], byte[]> connection, @Nullable Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		if (cause == null || cause instanceof RedisCommandExecutionException) {
+			giveBack(connection);
+		}
+		else {
+			discard(connection);
 		}
 	}
 

@@ -2,6 +2,8 @@ package dev.idempotency.store.redis;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import io.lettuce.core.RedisChannelHandler;
@@ -19,6 +21,7 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.store.redis.ScriptRunner.Acknowledged;
+import dev.idempotency.store.redis.ScriptRunner.Undo;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -66,21 +69,24 @@ final class LettuceReplicaWaits {
 	 * @param acks what to wait for
 	 * @param wrote whether a reply says that the script wrote, then {@code WAIT} is sent
 	 * after the reply; {@code null} to send {@code WAIT} with the script
+	 * @param undo what to send after the script when its reply does not come, or
+	 * {@code null}
 	 * @param args its arguments
 	 * @return the reply and what {@code WAIT} answered
 	 */
 	<T> Acknowledged<T> run(RedisScript<T> script, byte[] key, ReplicaAcks acks, @Nullable Predicate<? super T> wrote,
-			byte[][] args) {
-		Call<T> call = new Call<>(script, key, acks, wrote, args, this.timeoutNanos + acks.timeout().toNanos());
+			@Nullable Undo undo, byte[][] args) {
+		Call<T> call = new Call<>(script, key, acks, wrote, undo, args, this.timeoutNanos + acks.timeout().toNanos());
 		// After an error reply with nothing suppressed every reply was read, the WAIT
 		// sent with the script included: nothing is left pending on the connection
 		return this.connections.lend(call.waitNanos,
-				(connection) -> (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)
-						? onCluster(cluster, call)
-						: on((StatefulRedisConnection<byte[], byte[]>) connection, false, call));
+				(connection, pending) -> (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)
+						? onCluster(cluster, call, pending)
+						: on((StatefulRedisConnection<byte[], byte[]>) connection, false, call, pending));
 	}
 
-	private <T> Acknowledged<T> onCluster(StatefulRedisClusterConnection<byte[], byte[]> cluster, Call<T> call) {
+	private <T> Acknowledged<T> onCluster(StatefulRedisClusterConnection<byte[], byte[]> cluster, Call<T> call,
+			Consumer<CompletableFuture<?>> pending) {
 		int slot = SlotHash.getSlot(call.key);
 		RedisClusterNode primary = primaryOf(cluster, slot);
 		String host = primary.getUri().getHost();
@@ -88,7 +94,7 @@ final class LettuceReplicaWaits {
 		boolean asking = false;
 		for (int redirects = 0;; redirects++) {
 			try {
-				return on(LettuceNodeCommands.node(cluster, host, port, this.timeoutNanos), asking, call);
+				return on(LettuceNodeCommands.node(cluster, host, port, this.timeoutNanos), asking, call, pending);
 			}
 			catch (RedisCommandExecutionException ex) {
 				Redirect redirect = (ex.getSuppressed().length == 0) ? Redirect.of(ex.getMessage()) : null;
@@ -128,20 +134,21 @@ final class LettuceReplicaWaits {
 				"refresh the Redis Cluster topology");
 	}
 
-	private <T> Acknowledged<T> on(StatefulRedisConnection<byte[], byte[]> connection, boolean asking, Call<T> call) {
+	private <T> Acknowledged<T> on(StatefulRedisConnection<byte[], byte[]> connection, boolean asking, Call<T> call,
+			Consumer<CompletableFuture<?>> pending) {
 		connection.setTimeout(Duration.ofNanos(call.waitNanos));
 		RedisAsyncCommands<byte[], byte[]> commands = connection.async();
 		Disconnection disconnection = new Disconnection();
 		RedisChannelHandler<?, ?> handler = (RedisChannelHandler<?, ?>) connection;
 		handler.addListener(disconnection);
 		try {
-			return send(commands, asking, false, call, disconnection);
+			return send(commands, asking, false, call, disconnection, pending);
 		}
 		catch (RuntimeException ex) {
 			if (!RedisErrors.isNoScript(ex) || ex.getSuppressed().length > 0) {
 				throw ex;
 			}
-			return send(commands, asking, true, call, disconnection);
+			return send(commands, asking, true, call, disconnection, pending);
 		}
 		finally {
 			handler.removeListener(disconnection);
@@ -149,7 +156,7 @@ final class LettuceReplicaWaits {
 	}
 
 	private <T> Acknowledged<T> send(RedisAsyncCommands<byte[], byte[]> commands, boolean asking, boolean full,
-			Call<T> call, Disconnection disconnection) {
+			Call<T> call, Disconnection disconnection, Consumer<CompletableFuture<?>> pending) {
 		if (asking) {
 			// Lets the next command in on a node that imports the slot; its OK comes
 			// first
@@ -172,7 +179,16 @@ final class LettuceReplicaWaits {
 			}
 			return new Acknowledged<>(value, LettuceScriptRunner.await(waited, call.waitNanos));
 		}
-		T value = LettuceScriptRunner.await(reply, this.timeoutNanos);
+		T value;
+		try {
+			value = LettuceScriptRunner.await(reply, this.timeoutNanos);
+		}
+		catch (RuntimeException ex) {
+			if (call.undo != null && !(ex instanceof RedisCommandExecutionException)) {
+				pending.accept(undo(commands, asking, call.key, call.undo, call.waitNanos));
+			}
+			throw ex;
+		}
 		if (!call.wrote.test(value)) {
 			return new Acknowledged<>(value, Acknowledged.NOT_ASKED);
 		}
@@ -181,6 +197,25 @@ final class LettuceReplicaWaits {
 						disconnection
 							.fails(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis())),
 						call.waitNanos));
+	}
+
+	// A script whose reply did not come may have run, or may still run, late: Lettuce
+	// cancelled it, which only keeps it from being written if it was not yet, and from
+	// being sent again after a reconnect. What takes it back goes after it on the same
+	// connection, which Redis reads in order, so that it runs after the script whenever
+	// that lands; Lettuce sends it again after a reconnect if its reply had not come. A
+	// cluster node that imports the slot needs ASKING again. Sent in full, so that no
+	// NOSCRIPT reply can come instead: this path is rare.
+	private static CompletableFuture<?> undo(RedisAsyncCommands<byte[], byte[]> commands, boolean asking, byte[] key,
+			Undo undo, long waitNanos) {
+		if (asking) {
+			commands.asking();
+		}
+		byte[][] keys = { key };
+		return commands
+			.eval(undo.script().getScriptAsString(), LettuceScriptRunner.outputType(undo.script()), keys, undo.args())
+			.toCompletableFuture()
+			.orTimeout(waitNanos, TimeUnit.NANOSECONDS);
 	}
 
 	// After an error reply, the WAIT sent with the script is read too, so that the
@@ -223,7 +258,7 @@ final class LettuceReplicaWaits {
 	}
 
 	private record Call<T>(RedisScript<T> script, byte[] key, ReplicaAcks acks, @Nullable Predicate<? super T> wrote,
-			byte[][] args, long waitNanos) {
+			@Nullable Undo undo, byte[][] args, long waitNanos) {
 
 	}
 

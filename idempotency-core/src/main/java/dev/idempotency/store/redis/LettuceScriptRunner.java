@@ -158,13 +158,13 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public <T> Acknowledged<T> runAndWait(RedisScript<T> script, byte[] key, ReplicaAcks acks, byte[]... args) {
-		return this.waits.run(script, key, acks, null, args);
+		return this.waits.run(script, key, acks, null, null, args);
 	}
 
 	@Override
 	public <T> Acknowledged<T> runThenWait(RedisScript<T> script, byte[] key, ReplicaAcks acks,
-			Predicate<? super T> wrote, byte[]... args) {
-		return this.waits.run(script, key, acks, wrote, args);
+			Predicate<? super T> wrote, Undo undo, byte[]... args) {
+		return this.waits.run(script, key, acks, wrote, undo, args);
 	}
 
 	/**

@@ -28,6 +28,7 @@ import dev.idempotency.store.RenewalResult;
 import dev.idempotency.store.StoredResult;
 import dev.idempotency.store.UnreplicatedWriteException;
 import dev.idempotency.store.redis.ScriptRunner.Acknowledged;
+import dev.idempotency.store.redis.ScriptRunner.Undo;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -188,7 +189,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * the record's expiry again, unchanged) are followed by {@code WAIT}: a claim that
 	 * too few replicas acknowledged is released before the call fails, and a replay fails
 	 * rather than hand out a result that a failover could lose. An in-progress answer
-	 * writes nothing and waits for nothing.
+	 * writes nothing and waits for nothing. With Lettuce, an acquire whose reply does not
+	 * come is abandoned right after it on its own connection, so that it takes nothing
+	 * when it runs late (see {@link ScriptRunner#runThenWait}).
 	 */
 	@Override
 	public AcquireResult acquire(RecordKey key, AcquireRequest request) {
@@ -201,9 +204,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			return acquireResult(key,
 					execute("acquire", key, this.scripts.acquire(), owner, lease, retention, fingerprintArg));
 		}
+		// The engine abandons an acquire that failed on the connection the runner shares,
+		// which can overtake this one on its way to Redis; this abandon follows it
+		Undo abandon = new Undo(this.scripts.release(), new byte[][] { owner, NONE, retention });
 		Acknowledged<List<Object>> reply = executeAcknowledged("acquire", key,
 				() -> this.runner.runThenWait(this.scripts.acquire(), redisKey(key), this.replicaAcks,
-						RedisReplies::isClaimOrReplay, owner, lease, retention, fingerprintArg, ACKNOWLEDGED_REPLAY));
+						RedisReplies::isClaimOrReplay, abandon, owner, lease, retention, fingerprintArg,
+						ACKNOWLEDGED_REPLAY));
 		AcquireResult result = acquireResult(key, reply.reply());
 		if (!reply.asked() || reply.replicas() >= this.replicaAcks.replicas()) {
 			return result;

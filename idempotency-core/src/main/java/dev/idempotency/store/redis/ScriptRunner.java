@@ -85,16 +85,22 @@ interface ScriptRunner extends ScriptCommands {
 	 * Run a script and, only when its reply says that it wrote, have Redis wait on the
 	 * same connection until replicas acknowledged that write ({@code WAIT}), or the
 	 * timeout passed: a reply that wrote nothing costs no more than {@link #run}.
+	 * <p>
+	 * When the script's reply does not come (a timeout), the script may still run later:
+	 * where the client can send on after such a failure, the undo follows it on the same
+	 * connection, so that Redis runs it after the script, whenever that lands, and the
+	 * connection is not used again until the undo has answered.
 	 * @param <T> the reply type
 	 * @param script the script
 	 * @param key its only key
 	 * @param acks how many replicas to wait for, and how long
 	 * @param wrote whether a reply says the script wrote
+	 * @param undo what takes back what the script may do, on the same key
 	 * @param args its arguments
 	 * @return the reply, and how many replicas acknowledged, if asked
 	 */
 	<T> Acknowledged<T> runThenWait(RedisScript<T> script, byte[] key, ReplicaAcks acks, Predicate<? super T> wrote,
-			byte[]... args);
+			Undo undo, byte[]... args);
 
 	/**
 	 * Return the primaries of the Redis Cluster this runner sends to, as its client sees
@@ -121,6 +127,16 @@ interface ScriptRunner extends ScriptCommands {
 	 * @param servesSlot whether it serves a hash slot
 	 */
 	record Primary(String address, ScriptCommands commands, IntPredicate servesSlot) {
+
+	}
+
+	/**
+	 * A script that takes back what another script may have done on the same key.
+	 *
+	 * @param script the script
+	 * @param args its arguments
+	 */
+	record Undo(RedisScript<?> script, byte[][] args) {
 
 	}
 

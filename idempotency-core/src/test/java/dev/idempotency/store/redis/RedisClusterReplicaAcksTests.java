@@ -267,6 +267,31 @@ class RedisClusterReplicaAcksTests {
 		}
 	}
 
+	// The engine abandons an acquire that timed out on the shared cluster connection,
+	// whose connection to the node is not the acquire's: on a primary that stalls, it can
+	// run first. The acquire's own abandon follows it on its node connection.
+	@Test
+	void acquireThatTimedOutOnAFrozenPrimaryLeavesNoClaimBehindWhenItRuns() {
+		RedisIdempotencyStore store = new RedisIdempotencyStore(factory, PREFIX, Duration.ofMillis(300),
+				new ReplicaAcks(1, ACK_TIMEOUT));
+		RedisServer primary = cluster.primaries().get(0);
+		RecordKey key = keyOn(primary);
+		RecordKey other = keyOn(primary);
+		store.acquire(other, request("warm-up"));
+		store.release(other, "nobody", 1, RETENTION);
+		store.renew(other, "nobody", 1, LEASE, RETENTION);
+		freeze(primary);
+		store.renewAsync(other, "nobody", 1, LEASE, RETENTION);
+		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> store.acquire(key, request("a")));
+		store.abandon(key, "a", RETENTION);
+		primary.thaw();
+		await().atMost(DEADLINE)
+			.untilAsserted(() -> assertThat(store.read(key)).get()
+				.extracting(IdempotencyRecord::state)
+				.isEqualTo(RecordState.FAILED));
+		assertThat(store.acquire(key, request("b"))).isEqualTo(new Acquired(2, false));
+	}
+
 	private void freeze(RedisServer server) {
 		server.freeze();
 		this.frozen.add(server);
