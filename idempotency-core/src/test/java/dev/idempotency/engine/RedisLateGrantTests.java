@@ -37,8 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * An acquire whose reply comes late (a replica acknowledgement, a large batch, a slow
  * link) has used up part of its lease before the method could start: the lease is counted
  * from when the acquire was sent, and a method with less than a third of its lease left
- * does not start. Otherwise a duplicate, waiting for the record, takes it over when the
- * lease runs out while the method runs, and the effect happens twice.
+ * does not start unless a renewal confirms a new lease in time. Otherwise a duplicate,
+ * waiting for the record, takes it over when the lease runs out while the method runs,
+ * and the effect happens twice.
  * <p>
  * The store's reply is held back after Redis has granted the lease: the hold is the
  * slowness under test, not a synchronisation.
