@@ -238,6 +238,9 @@ final class LeaseRenewer implements AutoCloseable {
 
 	// One pass: renews what is due, then sleeps until the next renewal is due
 	private void sweep() {
+		// Nothing interrupts the sweeper to stop it (close() does not), and a flag
+		// left set would make every park below return at once
+		Thread.interrupted();
 		boolean active = this.started;
 		this.started = false;
 		this.senders.unstick();
