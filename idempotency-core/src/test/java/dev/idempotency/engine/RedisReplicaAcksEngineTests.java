@@ -216,6 +216,31 @@ class RedisReplicaAcksEngineTests {
 		}
 	}
 
+	// A renewal finds the record completed by this attempt while the completion is
+	// retried for want of acknowledgements: that it is completed on the primary is known
+	// already, and only a retry's WAIT can confirm it on the replica, which comes back
+	// within the lock timeout
+	@Test
+	void replicaBackAfterARenewalFoundTheRecordCompletedStillConfirmsTheCompletion() throws Throwable {
+		ScheduledExecutorService thawer = Executors.newSingleThreadScheduledExecutor();
+		try (IdempotencyEngine engine = new IdempotencyEngine(store(), IdempotencyDefaults.STANDARD, List.of())) {
+			// Renewed a second after the grant (sent 250 ms early); retried for 3 s
+			Operation operation = operation(Duration.ofSeconds(3));
+			AtomicInteger runs = new AtomicInteger();
+			assertThat(engine.execute(operation, "k", null, () -> {
+				replica.freeze();
+				// The lag under test: the replica is back after the first renewal
+				thawer.schedule(replica::thaw, 1500, TimeUnit.MILLISECONDS);
+				return "r" + runs.incrementAndGet();
+			})).isEqualTo("r1");
+			assertThat(onReplica(operation)).isEqualTo(onPrimary(operation)).isNotNull();
+			assertThat(runs).hasValue(1);
+		}
+		finally {
+			thawer.shutdownNow();
+		}
+	}
+
 	// The batch's completion fails at its first item, for want of acknowledgements; the
 	// items completed alone share one lock timeout (1 s) instead of taking one each, and
 	// those not reached by then fail without another try
