@@ -415,7 +415,19 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * start
 	 */
 	@Nullable IdempotencyLockLostException tooLateToStart(Call call, Operation operation, Attempt attempt) {
-		if (this.startMargin.mayStart(attempt, operation.settings())) {
+		return tooLateToStart(call, operation, attempt, true);
+	}
+
+	/**
+	 * Refuse to start the method of an attempt with too little of its lease left, as
+	 * {@link #tooLateToStart(Call, Operation, Attempt)} does, renewing first only if
+	 * asked: a batch whose store failed to renew one item in time does not wait for a
+	 * renewal before each later item.
+	 * @return the exception to fail the call with, or {@code null} when the method may
+	 * start
+	 */
+	@Nullable IdempotencyLockLostException tooLateToStart(Call call, Operation operation, Attempt attempt, boolean renew) {
+		if (this.startMargin.mayStart(attempt, operation.settings(), renew)) {
 			return null;
 		}
 		long leftMillis = Math.max(0, attempt.leaseLeftNanos()) / 1_000_000;
@@ -424,9 +436,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 		IdempotencyLockLostException ex = new IdempotencyLockLostException("Attempt with fence " + attempt.fence()
 				+ " of operation '" + operation.name() + "' did not run for key '" + attempt.key() + "': " + leftMillis
 				+ " ms of its " + leaseMillis + " ms lease " + ((leftMillis == 1) ? "was" : "were") + " left "
-				+ sinceGrantMillis
-				+ " ms after its acquire was sent, less than the third it needs to start, and a renewal did not "
-				+ "confirm a new lease in time; its record was released for the next delivery");
+				+ sinceGrantMillis + " ms after its acquire was sent, less than the third it needs to start, and "
+				+ (renew ? "a renewal did not confirm a new lease in time"
+						: "the store did not renew an earlier item of its batch in time")
+				+ "; its record was released for the next delivery");
 		logger.warn(ex.getMessage() + ". Raise the lock timeout of operation '" + operation.name()
 				+ "' if the store's replies are this slow (replica acknowledgements, a large batch, a slow link).");
 		report(call, operation, attempt.record(), Outcome.LOCK_LOST);

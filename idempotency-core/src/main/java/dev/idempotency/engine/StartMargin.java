@@ -43,11 +43,12 @@ final class StartMargin {
 	 * little of it is left.
 	 * @param attempt the attempt
 	 * @param settings its operation's settings
+	 * @param renew whether to renew first when too little is left
 	 * @return whether at least a third of the lease is left
 	 */
-	boolean mayStart(Attempt attempt, OperationSettings settings) {
-		if (attempt.canStart()) {
-			return true;
+	boolean mayStart(Attempt attempt, OperationSettings settings, boolean renew) {
+		if (attempt.canStart() || !renew) {
+			return attempt.canStart();
 		}
 		long sent = this.nanoClock.getAsLong();
 		long waitNanos = attempt.leaseNanos() - attempt.leaseNanos() / Attempt.START_MARGIN_DIVISOR;
