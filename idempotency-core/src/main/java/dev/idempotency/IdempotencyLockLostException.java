@@ -10,8 +10,9 @@ package dev.idempotency;
  * Also thrown, without running the method, for an attempt whose lease was too short to
  * start it: a third of its lock timeout or less was left once the store's reply came (a
  * slow reply, such as one waiting for replica acknowledgements), or a batch item's lease
- * ran out while earlier items ran. Its record is released, so the next delivery runs the
- * method at once; nothing ran twice.
+ * ran out while earlier items ran, and a renewal sent then did not confirm a new lease in
+ * time. Its record is released, so the next delivery runs the method at once; nothing ran
+ * twice.
  */
 public class IdempotencyLockLostException extends IdempotencyException {
 

@@ -26,9 +26,9 @@ import org.springframework.util.StringUtils;
  * {@code idempotency.redis.replica-ack-timeout} when replica acknowledgements are asked
  * for. A lease is counted from when its acquire was sent, and a method starts only with a
  * third of it left; an acquire answered that late fails with
- * {@code IdempotencyLockLostException} instead of running. Such settings are not refused:
- * short leases with the default timeouts are legitimate, and the check at run time keeps
- * them safe.
+ * {@code IdempotencyLockLostException} instead of running, unless a renewal confirms a
+ * new lease in time. Such settings are not refused: short leases with the default
+ * timeouts are legitimate, and the check at run time keeps them safe.
  * <p>
  * The operations checked are the {@code @Idempotent} methods known once every singleton
  * exists, and the names under {@code idempotency.operations} with a lock timeout of their
@@ -108,8 +108,9 @@ final class LeaseTimeoutWarnings implements SmartInitializingSingleton {
 			logger.warn("Operation '" + name + "': " + property + " (" + timeout.toMillis()
 					+ " ms) is longer than half its lock timeout (" + lock.value().toMillis() + " ms, from "
 					+ lock.origin() + "). An acquire answered that late leaves less than the third of its lease "
-					+ "a method needs to start: the call then fails with IdempotencyLockLostException instead of "
-					+ "running, and the record is released. Raise " + lock.origin() + " or lower " + property + ".");
+					+ "a method needs to start: unless a renewal confirms a new lease in time, the call then fails with "
+					+ "IdempotencyLockLostException instead of running, and the record is released. Raise "
+					+ lock.origin() + " or lower " + property + ".");
 		}
 	}
 

@@ -45,6 +45,11 @@ final class BatchCall<I> {
 	// record is recorded
 	private @Nullable Error fatal;
 
+	// Whether an item with too little lease left renews it before it is refused: not
+	// once the store has failed to, so that a store that hangs is not waited for at
+	// every item
+	private boolean renewLateItems = true;
+
 	BatchCall(IdempotencyEngine engine, Operation operation, BatchItems<I> items, Function<? super I, ?> work) {
 		this.engine = engine;
 		this.operation = operation;
@@ -183,8 +188,10 @@ final class BatchCall<I> {
 				slot.failed(stop);
 				continue;
 			}
-			IdempotencyLockLostException late = this.engine.tooLateToStart(slot.call(), this.operation, attempt);
+			IdempotencyLockLostException late = this.engine.tooLateToStart(slot.call(), this.operation, attempt,
+					this.renewLateItems);
 			if (late != null) {
+				this.renewLateItems = false;
 				slot.failed(late);
 				continue;
 			}

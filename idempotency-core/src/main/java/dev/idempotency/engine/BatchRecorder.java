@@ -21,8 +21,8 @@ import dev.idempotency.store.StoredResult;
  * that call fails, each item is completed again on its own with the retries of a single
  * call ({@link OutcomeRecorder}): completing is idempotent for the same owner, so an item
  * the failed batch did complete completes again, and each item learns its own fate. All
- * of that takes one lock timeout for the whole batch, not one per item: an item not
- * reached by then fails without another try, its fate unknown.
+ * of that takes one lock timeout from the batch call's failure for the whole batch, not
+ * one per item: an item not reached by then fails without another try, its fate unknown.
  */
 final class BatchRecorder {
 
@@ -53,7 +53,7 @@ final class BatchRecorder {
 			batch.add(
 					new BatchComplete(attempt.record(), attempt.owner(), attempt.fence(), encoded.stored(), retention));
 		}
-		long deadline = this.engine.nanoClock().getAsLong() + this.operation.settings().lockTimeout().toNanos();
+		long deadline = 0;
 		@Nullable RuntimeException batchFailure = null;
 		List<Boolean> completed;
 		try {
@@ -62,6 +62,9 @@ final class BatchRecorder {
 		catch (RuntimeException ex) {
 			completed = null;
 			batchFailure = ex;
+			// From the failure, as a single call's retries: a batch command that failed
+			// only after a lock timeout (a timeout) still leaves each item its own try
+			deadline = this.engine.nanoClock().getAsLong() + this.operation.settings().lockTimeout().toNanos();
 		}
 		for (int i = 0; i < ran.size(); i++) {
 			BatchItems<I>.Slot slot = ran.get(i);

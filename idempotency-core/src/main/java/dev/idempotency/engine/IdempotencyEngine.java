@@ -72,6 +72,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final InFlightCalls inFlight = new InFlightCalls();
 
+	private final StartMargin startMargin;
+
 	/**
 	 * Create an engine that no observer wraps calls of.
 	 * @param store the store of records
@@ -114,6 +116,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.nanoClock = this.renewer.nanoClock();
 		this.outage = new StoreOutage(this.nanoClock);
 		this.acquirer = new Acquirer(this.store, this.nanoClock, this.inFlight::isRefusing);
+		this.startMargin = new StartMargin(this.store, this.nanoClock);
 		this.waiter = new AsyncWaiter(this.acquirer, this.nanoClock);
 		this.records = new IdempotencyRecords(store, defaults.maxKeyLength());
 		this.recorder = new OutcomeRecorder(this.store, this.nanoClock);
@@ -429,15 +432,28 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	/**
 	 * Refuse to start the method of an attempt with too little of its lease left
-	 * ({@link Attempt#canStart()}): a renewal might not reach the store before the lease
-	 * ends, and a duplicate could then take the record over while the method runs. The
-	 * record is released at once, so that the next delivery need not wait for the lease,
-	 * and the call is reported {@link Outcome#LOCK_LOST}.
+	 * ({@link Attempt#canStart()}) even after one renewal ({@link StartMargin}): a
+	 * renewal might not reach the store before the lease ends, and a duplicate could then
+	 * take the record over while the method runs. The record is released at once, so that
+	 * the next delivery need not wait for the lease, and the call is reported
+	 * {@link Outcome#LOCK_LOST}.
 	 * @return the exception to fail the call with, or {@code null} when the method may
 	 * start
 	 */
 	@Nullable IdempotencyLockLostException tooLateToStart(Call call, Operation operation, Attempt attempt) {
-		if (attempt.canStart()) {
+		return tooLateToStart(call, operation, attempt, true);
+	}
+
+	/**
+	 * Refuse to start the method of an attempt with too little of its lease left, as
+	 * {@link #tooLateToStart(Call, Operation, Attempt)} does, renewing first only if
+	 * asked: a batch whose store failed to renew one item in time does not wait for a
+	 * renewal before each later item.
+	 * @return the exception to fail the call with, or {@code null} when the method may
+	 * start
+	 */
+	@Nullable IdempotencyLockLostException tooLateToStart(Call call, Operation operation, Attempt attempt, boolean renew) {
+		if (this.startMargin.mayStart(attempt, operation.settings(), renew)) {
 			return null;
 		}
 		long leftMillis = Math.max(0, attempt.leaseLeftNanos()) / 1_000_000;
@@ -446,9 +462,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 		IdempotencyLockLostException ex = new IdempotencyLockLostException("Attempt with fence " + attempt.fence()
 				+ " of operation '" + operation.name() + "' did not run for key '" + attempt.key() + "': " + leftMillis
 				+ " ms of its " + leaseMillis + " ms lease " + ((leftMillis == 1) ? "was" : "were") + " left "
-				+ sinceGrantMillis
-				+ " ms after its acquire was sent, less than the third it needs to start; its record was released "
-				+ "for the next delivery");
+				+ sinceGrantMillis + " ms after its acquire was sent, less than the third it needs to start, and "
+				+ (renew ? "a renewal did not confirm a new lease in time"
+						: "the store did not renew an earlier item of its batch in time")
+				+ "; its record was released for the next delivery");
 		logger.warn(ex.getMessage() + ". Raise the lock timeout of operation '" + operation.name()
 				+ "' if the store's replies are this slow (replica acknowledgements, a large batch, a slow link).");
 		report(call, operation, attempt.record(), Outcome.LOCK_LOST);

@@ -1,5 +1,6 @@
 package dev.idempotency.engine;
 
+import java.util.List;
 import java.util.Optional;
 
 import dev.idempotency.store.IdempotencyRecord;
@@ -46,6 +47,29 @@ public final class IdempotencyRecords {
 		Operation.checkName(name);
 		Assert.hasText(key, "'key' must not be empty");
 		return new RecordKey(name, Keys.isHashed(key) ? key : Keys.stored(key, this.maxKeyLength));
+	}
+
+	/**
+	 * Return the records a key given by an operator may name, in the order to look them
+	 * up: that of {@link #recordKey}, and for a key in the stored form of a hashed key,
+	 * also that of a call whose key expression evaluated to that very string (such as an
+	 * OCI image digest), which is stored hashed since it starts with {@code sha256:}.
+	 * Both records exist at once only if a call's key was the stored form of another
+	 * call's.
+	 * @param name the operation name
+	 * @param key the key as the key expression evaluates it, or a hashed key's stored
+	 * form
+	 * @return one or two record keys, that of {@link #recordKey} first
+	 * @throws IllegalArgumentException if no operation can have the name (see
+	 * {@link Operation#checkName}), or the key is blank
+	 */
+	public List<RecordKey> recordKeys(String name, String key) {
+		RecordKey recordKey = recordKey(name, key);
+		if (!recordKey.key().equals(key)) {
+			return List.of(recordKey);
+		}
+		String evaluated = Keys.stored(key, this.maxKeyLength);
+		return evaluated.equals(key) ? List.of(recordKey) : List.of(recordKey, new RecordKey(name, evaluated));
 	}
 
 	/**

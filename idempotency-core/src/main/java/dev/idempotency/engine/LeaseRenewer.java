@@ -24,12 +24,13 @@ import dev.idempotency.store.RenewalResult;
  * Renewals are sent with {@link IdempotencyStore#renewLease} from a few threads of their
  * own ({@link RenewalSenders}), and never waited for: renewals do not queue behind one
  * another (the Redis store pipelines them on one connection), and a command that hangs,
- * even in a store that sends it on the calling thread, delays only its own attempt. A
- * renewal that finds the record already finished by its own attempt (a completion whose
- * reply said it failed got through) tells the attempt, which then stops retrying. An
- * attempt has at most one renewal in flight; its {@link Attempt#isLeaseHeld()} turns
- * {@code false} by the clock once the last confirmed lease has run out, whatever the
- * store does.
+ * even in a store that sends it on the calling thread, delays only its own attempt (the
+ * sweeper starts more threads when every one hangs, up to
+ * {@value RenewalSenders#MAX_THREADS}). A renewal that finds the record already finished
+ * by its own attempt (a completion whose reply said it failed got through) tells the
+ * attempt, which then stops retrying. An attempt has at most one renewal in flight; its
+ * {@link Attempt#isLeaseHeld()} turns {@code false} by the clock once the last confirmed
+ * lease has run out, whatever the store does.
  * <p>
  * Starting and stopping an attempt only adds it to and removes it from a concurrent set:
  * no lock, no scheduled task and, in the steady state, no wake-up of the sweeper (a
@@ -237,8 +238,12 @@ final class LeaseRenewer implements AutoCloseable {
 
 	// One pass: renews what is due, then sleeps until the next renewal is due
 	private void sweep() {
+		// Nothing interrupts the sweeper to stop it (close() does not), and a flag
+		// left set would make every park below return at once
+		Thread.interrupted();
 		boolean active = this.started;
 		this.started = false;
+		this.senders.unstick();
 		long now = this.nanoClock.getAsLong();
 		long next = NEVER;
 		for (Renewal renewal : this.running) {
@@ -251,6 +256,10 @@ final class LeaseRenewer implements AutoCloseable {
 		// that those yet to start are due after the next wake-up and need not wake it.
 		if (active || this.started || !this.running.isEmpty()) {
 			next = earliest(next, now + this.shortestPeriodNanos.get());
+		}
+		// Renewals that wait for a sender thread may wait behind renewals that hang
+		if (this.senders.isBacklogged()) {
+			next = earliest(next, now + RenewalSenders.STALL_NANOS);
 		}
 		this.nextSweepNanos = next;
 		if (isDueBefore(next)) {

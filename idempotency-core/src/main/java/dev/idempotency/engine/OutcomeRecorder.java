@@ -139,10 +139,10 @@ final class OutcomeRecorder {
 	}
 
 	// Retries stop at the deadline, a lock timeout after the first failure, once the
-	// lease
-	// is gone, or once a renewal found the record finished by this attempt: then only the
-	// replication of a write that got through is in doubt, and no retry could take it
-	// back.
+	// lease is gone, or once a renewal found the record finished by this attempt: then
+	// only the replication of a write that got through is in doubt, which only a retry
+	// that waits for replicas to acknowledge it can settle. Those go on to the deadline,
+	// whatever the lease: nobody can take a completed record over.
 	private boolean retried(Attempt attempt, BooleanSupplier transition, long deadlineNanos) {
 		boolean interrupted = Thread.interrupted();
 		try {
@@ -162,7 +162,9 @@ final class OutcomeRecorder {
 							giveUpAt = deadlineNanos;
 						}
 					}
-					if (giveUpAt - (now + pause) < 0 || attempt.leaseLeftNanos() - pause <= 0 || attempt.isFinished()) {
+					boolean futile = attempt.isFinished() ? !(ex instanceof UnreplicatedWriteException)
+							: attempt.leaseLeftNanos() - pause <= 0;
+					if (giveUpAt - (now + pause) < 0 || futile) {
 						throw ex;
 					}
 					LockSupport.parkNanos(this, pause);

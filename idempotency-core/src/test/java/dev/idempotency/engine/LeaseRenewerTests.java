@@ -39,6 +39,9 @@ class LeaseRenewerTests {
 
 	private final List<Thread> sweepers = new ArrayList<>();
 
+	// How often the sweeper has read the clock: about twice a sweep
+	private final AtomicLong sweeperReads = new AtomicLong();
+
 	private final RenewalCountingStore store = new RenewalCountingStore();
 
 	private final LeaseRenewer renewer = new LeaseRenewer(this.store, this::now, (task) -> {
@@ -199,6 +202,21 @@ class LeaseRenewerTests {
 		assertThat(attempt.isLeaseHeld()).isFalse();
 	}
 
+	// An interrupt has no meaning for the sweeper (close() stops it), but a flag left set
+	// makes every park return at once: it would sweep without a pause for ever
+	@Test
+	void interruptedSweeperStillSleepsBetweenSweeps() {
+		start("interrupted", Duration.ofSeconds(3));
+		awaitSweep();
+		this.sweepers.forEach(Thread::interrupt);
+		awaitSweep();
+		long before = this.sweeperReads.get();
+		awaitSweep();
+		// A sweep a millisecond at most (the probes' period), about two readings each; a
+		// sweeper that never sleeps reads the clock over a million times meanwhile
+		assertThat(this.sweeperReads.get() - before).isLessThan(10_000);
+	}
+
 	@Test
 	void confirmedRenewalExtendsTheLeaseFromWhenItWasSent() {
 		Attempt attempt = attempt("renewed", Duration.ofSeconds(3));
@@ -245,8 +263,11 @@ class LeaseRenewerTests {
 	}
 
 	private long now() {
-		if (Thread.currentThread().getName().equals("test-renewer") && this.clockFails.compareAndSet(true, false)) {
-			throw new OutOfMemoryError("Thrown by the test's clock, in the sweeper");
+		if (Thread.currentThread().getName().equals("test-renewer")) {
+			this.sweeperReads.incrementAndGet();
+			if (this.clockFails.compareAndSet(true, false)) {
+				throw new OutOfMemoryError("Thrown by the test's clock, in the sweeper");
+			}
 		}
 		return this.clock.get();
 	}

@@ -17,8 +17,10 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult.Acquired;
+import dev.idempotency.store.BatchComplete;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
@@ -264,6 +266,51 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 			}
 			finally {
 				factory.destroy();
+			}
+		}
+	}
+
+	// Redis is away for longer than the lock timeout: the batch's completion times out
+	// only then, without having reached it. Each item is then completed on its own, as a
+	// single call retries its completion for a lock timeout after its first failure,
+	// instead of being left IN_PROGRESS for the next delivery to run again.
+	@Test
+	void batchCompletionThatFailsAfterMoreThanALockTimeoutStillCompletesEachItemOnItsOwn() {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		Duration lockTimeout = Duration.ofMillis(500);
+		OperationSettings shortLease = new OperationSettings(lockTimeout, Duration.ofHours(1), OnInProgress.REJECT,
+				Duration.ofSeconds(1));
+		IdempotencyStore slowBatches = new ForwardingStore(store()) {
+
+			@Override
+			public List<Boolean> completeAll(List<BatchComplete> batch) {
+				// The slowness under test: a command that times out after the lock
+				// timeout
+				try {
+					Thread.sleep(lockTimeout.plusMillis(100).toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				throw new IdempotencyStoreException("Redis command timed out");
+			}
+
+		};
+		try (IdempotencyEngine engine = new IdempotencyEngine(slowBatches, new IdempotencyDefaults(shortLease,
+				standard.onStoreFailure(), standard.maxKeyLength(), standard.maxResultSize(), standard.operations()),
+				List.of())) {
+			// Connects, and has Redis cache the scripts, on a long lease: a first reply
+			// that slow would leave the batch too little of its lease to start
+			RecordKey warmUp = new RecordKey(name(), "warm-up");
+			store().acquire(warmUp, new AcquireRequest("warm-up", Duration.ofMinutes(1), Duration.ofHours(1), null));
+			store().release(warmUp, "warm-up", 1, Duration.ofHours(1));
+			List<BatchOutcome<Item, String>> outcomes = executor(engine).executeAll(name(),
+					List.of(new Item("a"), new Item("b")), Item::id, String.class, this::effect);
+			assertThat(outcomes).containsExactly(new Executed<>(new Item("a"), "a", "a#1"),
+					new Executed<>(new Item("b"), "b", "b#1"));
+			for (String key : List.of("a", "b")) {
+				assertThat(store().read(new RecordKey(name(), key)))
+					.hasValueSatisfying((record) -> assertThat(record.state()).isEqualTo(RecordState.COMPLETED));
 			}
 		}
 	}

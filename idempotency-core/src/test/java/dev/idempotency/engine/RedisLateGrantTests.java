@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -36,8 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * An acquire whose reply comes late (a replica acknowledgement, a large batch, a slow
  * link) has used up part of its lease before the method could start: the lease is counted
  * from when the acquire was sent, and a method with less than a third of its lease left
- * does not start. Otherwise a duplicate, waiting for the record, takes it over when the
- * lease runs out while the method runs, and the effect happens twice.
+ * does not start unless a renewal confirms a new lease in time. Otherwise a duplicate,
+ * waiting for the record, takes it over when the lease runs out while the method runs,
+ * and the effect happens twice.
  * <p>
  * The store's reply is held back after Redis has granted the lease: the hold is the
  * slowness under test, not a synchronisation.
@@ -69,7 +71,7 @@ class RedisLateGrantTests {
 	void callWhoseAcquireAnsweredLateDoesNotRunAndTheDuplicateRunsOnce() throws Throwable {
 		Operation operation = operation();
 		String key = "single-" + UUID.randomUUID();
-		this.store.holdNextAcquire();
+		this.store.slowLink();
 		Future<@Nullable Object> first = CompletableFuture.supplyAsync(() -> {
 			try {
 				return this.engine.execute(operation, key, null, this::firstWork);
@@ -92,7 +94,7 @@ class RedisLateGrantTests {
 	void asyncCallWhoseAcquireAnsweredLateDoesNotRunAndTheDuplicateRunsOnce() throws Throwable {
 		Operation operation = operation();
 		String key = "async-" + UUID.randomUUID();
-		this.store.holdNextAcquire();
+		this.store.slowLink();
 		CompletableFuture<CompletableFuture<@Nullable Object>> first = CompletableFuture.supplyAsync(() -> this.engine
 			.executeAsync(operation, key, null, () -> CompletableFuture.supplyAsync(() -> (Object) firstWork())));
 		Object duplicate = duplicate(operation, key);
@@ -106,7 +108,7 @@ class RedisLateGrantTests {
 	void batchWhoseAcquireAnsweredLateRunsNoItemAndEachDuplicateRunsOnce() throws Throwable {
 		Operation operation = operation();
 		String key = "batch-" + UUID.randomUUID();
-		this.store.holdNextAcquire();
+		this.store.slowLink();
 		CompletableFuture<List<BatchOutcome<String, @Nullable Object>>> first = CompletableFuture
 			.supplyAsync(() -> this.engine.executeAll(operation, List.of(key), Function.identity(), null,
 					(item) -> firstWork()));
@@ -117,6 +119,28 @@ class RedisLateGrantTests {
 					(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyLockLostException.class)
 						.hasMessageContaining("did not run"));
 		assertThat(duplicate).isEqualTo("duplicate");
+		assertThat(this.effects).hasValue(1);
+	}
+
+	// The acquire reached Redis late (the first command of a connection being made, a
+	// command re-sent after a reconnect): the lease counted from its send is nearly gone,
+	// Redis's is whole. A renewal confirms a lease the method can run on.
+	@Test
+	void callWhoseAcquireReachedRedisLateRunsOnceARenewalConfirmsItsLease() throws Throwable {
+		Operation operation = operation();
+		String key = "reached-late-" + UUID.randomUUID();
+		this.store.delayNextAcquire(HELD_MILLIS);
+		Future<@Nullable Object> first = CompletableFuture.supplyAsync(() -> {
+			try {
+				return this.engine.execute(operation, key, null, this::firstWork);
+			}
+			catch (Throwable ex) {
+				throw new CompletableFutureFailure(ex);
+			}
+		});
+		Object duplicate = duplicate(operation, key);
+		assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("first");
+		assertThat(duplicate).isEqualTo("first");
 		assertThat(this.effects).hasValue(1);
 	}
 
@@ -175,8 +199,9 @@ class RedisLateGrantTests {
 	}
 
 	/**
-	 * Holds back the reply of the next acquire once Redis has run it; a batch is acquired
-	 * item by item through it.
+	 * Holds back the reply of the next acquire once Redis has run it, or the acquire
+	 * itself before Redis runs it; a batch is acquired item by item through it. On a slow
+	 * link, renewals reach Redis as late as that reply comes.
 	 */
 	private static final class LateReplies extends ForwardingStore {
 
@@ -184,23 +209,52 @@ class RedisLateGrantTests {
 
 		private volatile long holdMillis;
 
+		private volatile long delayMillis;
+
+		private volatile long renewalDelayMillis;
+
 		LateReplies(IdempotencyStore delegate) {
 			super(delegate);
 		}
 
-		void holdNextAcquire() {
+		void slowLink() {
 			holdNextAcquire(HELD_MILLIS);
+			this.renewalDelayMillis = HELD_MILLIS;
 		}
 
 		void holdNextAcquire(long millis) {
 			this.holdMillis = millis;
 		}
 
+		void delayNextAcquire(long millis) {
+			this.delayMillis = millis;
+		}
+
 		@Override
 		public AcquireResult acquire(RecordKey key, AcquireRequest request) {
+			long delay = this.delayMillis;
+			this.delayMillis = 0;
+			if (delay > 0) {
+				pause(delay);
+			}
 			AcquireResult result = super.acquire(key, request);
+			if (delay > 0) {
+				this.granted.countDown();
+			}
 			hold();
 			return result;
+		}
+
+		@Override
+		public CompletionStage<Boolean> renewAsync(RecordKey key, String owner, long fence, Duration lease,
+				Duration retention) {
+			long delay = this.renewalDelayMillis;
+			if (delay == 0) {
+				return super.renewAsync(key, owner, fence, lease, retention);
+			}
+			return CompletableFuture.runAsync(() -> {
+			}, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
+				.thenCompose((sent) -> super.renewAsync(key, owner, fence, lease, retention));
 		}
 
 		private void hold() {
@@ -208,12 +262,16 @@ class RedisLateGrantTests {
 			this.holdMillis = 0;
 			if (millis > 0) {
 				this.granted.countDown();
-				try {
-					Thread.sleep(millis);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
+				pause(millis);
+			}
+		}
+
+		private static void pause(long millis) {
+			try {
+				Thread.sleep(millis);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
 			}
 		}
 

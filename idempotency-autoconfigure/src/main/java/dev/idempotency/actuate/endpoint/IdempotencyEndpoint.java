@@ -1,10 +1,14 @@
 package dev.idempotency.actuate.endpoint;
 
+import java.util.List;
+import java.util.Optional;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.aop.IdempotentOperationSource;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.Operation;
+import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.RecordKey;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -24,7 +28,9 @@ import org.springframework.util.StringUtils;
  * A key is given as the key expression evaluates it and looked up as the engine stores
  * it: one longer than {@code idempotency.max-key-length} (or starting with
  * {@code sha256:}) as {@code sha256:} followed by its SHA-256 digest, a form which may
- * also be given directly. Since a key may contain {@code /}, it takes the rest of the
+ * also be given directly. A key given in that form names the record stored under it and,
+ * when there is none, the record of a key that was that very string (such as an image
+ * digest), stored hashed. Since a key may contain {@code /}, it takes the rest of the
  * path. Store failures propagate as {@link dev.idempotency.IdempotencyStoreException}.
  * <p>
  * A name and a key address one record of that operation and nothing else: a name that no
@@ -81,11 +87,13 @@ public class IdempotencyEndpoint {
 	public @Nullable RecordDescriptor record(@Selector String name,
 			@Selector(match = Match.ALL_REMAINING) String[] key) {
 		String raw = join(key);
-		RecordKey recordKey = recordKey(name, raw);
-		return this.engine.getRecords()
-			.read(recordKey)
-			.map((record) -> RecordDescriptor.of(record, !recordKey.key().equals(raw)))
-			.orElse(null);
+		for (RecordKey recordKey : recordKeys(name, raw)) {
+			Optional<IdempotencyRecord> record = this.engine.getRecords().read(recordKey);
+			if (record.isPresent()) {
+				return RecordDescriptor.of(record.get(), !recordKey.key().equals(raw));
+			}
+		}
+		return null;
 	}
 
 	/**
@@ -98,17 +106,22 @@ public class IdempotencyEndpoint {
 	 */
 	@DeleteOperation
 	public boolean evict(@Selector String name, @Selector(match = Match.ALL_REMAINING) String[] key) {
-		return this.engine.getRecords().evict(recordKey(name, join(key)));
+		for (RecordKey recordKey : recordKeys(name, join(key))) {
+			if (this.engine.getRecords().evict(recordKey)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	// Every refusal is an InvalidEndpointRequestException, which the web layer answers
 	// with 400, never a 500 from a check further down.
-	private RecordKey recordKey(String name, String key) {
+	private List<RecordKey> recordKeys(String name, String key) {
 		if (!StringUtils.hasText(key)) {
 			throw invalid("Key must not be blank");
 		}
 		try {
-			return this.engine.getRecords().recordKey(name, key);
+			return this.engine.getRecords().recordKeys(name, key);
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(String.valueOf(ex.getMessage()));

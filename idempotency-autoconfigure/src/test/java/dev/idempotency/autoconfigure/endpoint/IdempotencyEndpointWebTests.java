@@ -210,6 +210,23 @@ abstract class IdempotencyEndpointWebTests {
 		assertThat(get("/actuator/idempotency/Payments.charge/" + digest).statusCode()).isEqualTo(404);
 	}
 
+	// Such as an OCI image digest: stored hashed, since it starts with sha256:, and found
+	// by the key the expression evaluated to, as every other key is
+	@Test
+	void keyThatHasTheFormOfAHashedOneIsFoundAndEvictedByItself() throws Exception {
+		String key = "sha256:" + sha256Hex(newKey());
+		this.payments.charge(key);
+		HttpResponse<String> response = get("/actuator/idempotency/Payments.charge/" + key);
+		assertThat(response.statusCode()).isEqualTo(200);
+		JsonNode record = json.readTree(response.body());
+		assertThat(record.get("key").asString()).isEqualTo("sha256:" + sha256Hex(key));
+		assertThat(record.get("keyHashed").asBoolean()).isTrue();
+		assertThat(delete("/actuator/idempotency/Payments.charge/" + key).statusCode()).isEqualTo(204);
+		assertThat(get("/actuator/idempotency/Payments.charge/" + key).statusCode()).isEqualTo(404);
+		this.payments.charge(key);
+		assertThat(this.payments.charges(key)).isEqualTo(2);
+	}
+
 	@Test
 	void keysWithColonsDotsSlashesAndSpacesAreFound() throws Exception {
 		String id = newKey();
