@@ -139,10 +139,10 @@ final class OutcomeRecorder {
 	}
 
 	// Retries stop at the deadline, a lock timeout after the first failure, once the
-	// lease is gone, or once a renewal found the record finished by this attempt: then
-	// only the replication of a write that got through is in doubt, which only a retry
-	// that waits for replicas to acknowledge it can settle. Those go on to the deadline,
-	// whatever the lease: nobody can take a completed record over.
+	// lease
+	// is gone, or once a renewal found the record finished by this attempt: then only the
+	// replication of a write that got through is in doubt, and no retry could take it
+	// back.
 	private boolean retried(Attempt attempt, BooleanSupplier transition, long deadlineNanos) {
 		boolean interrupted = Thread.interrupted();
 		try {
@@ -162,9 +162,7 @@ final class OutcomeRecorder {
 							giveUpAt = deadlineNanos;
 						}
 					}
-					boolean futile = attempt.isFinished() ? !(ex instanceof UnreplicatedWriteException)
-							: attempt.leaseLeftNanos() - pause <= 0;
-					if (giveUpAt - (now + pause) < 0 || futile) {
+					if (giveUpAt - (now + pause) < 0 || attempt.leaseLeftNanos() - pause <= 0 || attempt.isFinished()) {
 						throw ex;
 					}
 					LockSupport.parkNanos(this, pause);
