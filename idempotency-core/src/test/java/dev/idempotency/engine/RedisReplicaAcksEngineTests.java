@@ -222,28 +222,31 @@ class RedisReplicaAcksEngineTests {
 		}
 	}
 
-	// A renewal finds the record completed by this attempt while the completion is
-	// retried for want of acknowledgements: that it is completed on the primary is known
-	// already, and only a retry's WAIT can confirm it on the replica, which comes back
-	// within the lock timeout
+	// A completion too few replicas acknowledged is retried until a renewal finds the
+	// record completed by this very attempt: the caller is then told at once that it is
+	// COMPLETED on the primary, instead of waiting out the lock timeout; the duplicate's
+	// replay waits for the replica itself, once it is back
 	@Test
-	void replicaBackAfterARenewalFoundTheRecordCompletedStillConfirmsTheCompletion() throws Throwable {
-		ScheduledExecutorService thawer = Executors.newSingleThreadScheduledExecutor();
+	void renewalThatFindsAnUnacknowledgedCompletionCompletedEndsItsRetries() throws Throwable {
 		try (IdempotencyEngine engine = new IdempotencyEngine(store(), IdempotencyDefaults.STANDARD, List.of())) {
 			// Renewed a second after the grant (sent 250 ms early); retried for 3 s
+			// without the renewal's answer
 			Operation operation = operation(Duration.ofSeconds(3));
 			AtomicInteger runs = new AtomicInteger();
-			assertThat(engine.execute(operation, "k", null, () -> {
-				replica.freeze();
-				// The lag under test: the replica is back after the first renewal
-				thawer.schedule(replica::thaw, 1500, TimeUnit.MILLISECONDS);
-				return "r" + runs.incrementAndGet();
-			})).isEqualTo("r1");
+			long start = System.nanoTime();
+			assertThatExceptionOfType(IdempotencyCompletionException.class)
+				.isThrownBy(() -> engine.execute(operation, "k", null, () -> {
+					replica.freeze();
+					return "r" + runs.incrementAndGet();
+				}))
+				.withMessageContaining("the store holds its record COMPLETED")
+				.havingRootCause()
+				.withMessageContaining("Only 0 of 1 Redis replicas acknowledged the completion");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+			replica.thaw();
+			assertThat(engine.execute(operation, "k", null, () -> "r" + runs.incrementAndGet())).isEqualTo("r1");
 			assertThat(onReplica(operation)).isEqualTo(onPrimary(operation)).isNotNull();
 			assertThat(runs).hasValue(1);
-		}
-		finally {
-			thawer.shutdownNow();
 		}
 	}
 
