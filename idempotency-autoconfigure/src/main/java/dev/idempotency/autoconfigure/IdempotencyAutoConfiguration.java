@@ -125,7 +125,7 @@ public final class IdempotencyAutoConfiguration {
 	static IdempotentOperationSource idempotentOperationSource(IdempotencyDefaults defaults,
 			IdempotencyProperties properties, ObjectProvider<ResultCodec> codec, ConfigurableBeanFactory beanFactory) {
 		ResultCodec codecs = ResponseEntityResultCodec.wrap(new DeferredResultCodec(codec),
-				ReplayedHeaders.of(properties.getHttp()));
+				ReplayedHeaders.of(properties.getHttp()), properties.getHttp().isReplayServerErrors());
 		return new IdempotentOperationSource(defaults, codecs, new EmbeddedValueResolver(beanFactory));
 	}
 

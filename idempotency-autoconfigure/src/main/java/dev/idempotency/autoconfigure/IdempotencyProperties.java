@@ -485,6 +485,13 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private List<String> replayedHeaders = new ArrayList<>(ResponseEntityResultCodec.DEFAULT_REPLAYED_HEADERS);
 
+		/**
+		 * Whether a returned ResponseEntity with a server error status (5xx) is stored
+		 * and replayed like any other response. When disabled, its record is released as
+		 * for a thrown exception, so that a retry runs the handler again.
+		 */
+		private boolean replayServerErrors;
+
 		public String getKeyHeader() {
 			return this.keyHeader;
 		}
@@ -507,6 +514,14 @@ public class IdempotencyProperties implements Validator {
 
 		public void setReplayedHeaders(List<String> replayedHeaders) {
 			this.replayedHeaders = replayedHeaders;
+		}
+
+		public boolean isReplayServerErrors() {
+			return this.replayServerErrors;
+		}
+
+		public void setReplayServerErrors(boolean replayServerErrors) {
+			this.replayServerErrors = replayServerErrors;
 		}
 
 	}

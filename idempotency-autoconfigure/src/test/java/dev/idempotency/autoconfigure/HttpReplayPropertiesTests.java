@@ -42,6 +42,23 @@ class HttpReplayPropertiesTests {
 				.containsExactly("location", "X-Request-Id"));
 	}
 
+	@Test
+	void serverErrorsAreReleasedByDefaultAndReplayedWhenEnabled() {
+		this.contextRunner
+			.run((context) -> assertThat(context.getBean(IdempotencyProperties.class).getHttp().isReplayServerErrors())
+				.isFalse());
+		this.contextRunner.withPropertyValues("idempotency.http.replay-server-errors=true")
+			.run((context) -> assertThat(context.getBean(IdempotencyProperties.class).getHttp().isReplayServerErrors())
+				.isTrue());
+	}
+
+	@Test
+	void failsStartupOnReplayServerErrorsThatIsNotABoolean() {
+		this.contextRunner.withPropertyValues("idempotency.http.replay-server-errors=sometimes")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("idempotency.http.replay-server-errors"));
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "Set-Cookie", "set-cookie", "SET-COOKIE2" })
 	void listedCookieHeaderIsIgnoredWithAWarningNamingTheProperty(String cookie, CapturedOutput output) {

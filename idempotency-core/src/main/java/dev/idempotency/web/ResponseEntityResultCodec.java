@@ -36,6 +36,10 @@ import org.springframework.util.ClassUtils;
  * response is filtered again when it is decoded, so a record stored with more headers
  * replays only those of the allow-list.
  * <p>
+ * A response with a server error status (5xx) is a {@linkplain TypedCodec#isFailure
+ * failure}: its record is released for a retry, as when the method throws, unless server
+ * errors are replayed.
+ * <p>
  * The stored form is a version byte, the status, each header with its values, and the
  * body's own bytes. A header name or value longer than 65535 bytes in UTF-8 cannot be
  * stored, and the response is then not replayable, as any result that cannot be encoded.
@@ -64,7 +68,10 @@ public final class ResponseEntityResultCodec implements ResultCodec {
 	// Lower case, so that names match whatever their case
 	private final Set<String> replayedHeaders;
 
-	private ResponseEntityResultCodec(ResultCodec bodies, Collection<String> replayedHeaders) {
+	private final boolean replayServerErrors;
+
+	private ResponseEntityResultCodec(ResultCodec bodies, Collection<String> replayedHeaders,
+			boolean replayServerErrors) {
 		this.bodies = bodies;
 		Set<String> names = new TreeSet<>();
 		names.add("content-type");
@@ -74,17 +81,19 @@ public final class ResponseEntityResultCodec implements ResultCodec {
 		}
 		NEVER_REPLAYED_HEADERS.forEach((name) -> names.remove(name.toLowerCase(Locale.ROOT)));
 		this.replayedHeaders = Set.copyOf(names);
+		this.replayServerErrors = replayServerErrors;
 	}
 
 	/**
 	 * Return a codec that stores response entities with the
-	 * {@linkplain #DEFAULT_REPLAYED_HEADERS default headers} and leaves every other type
-	 * to a codec, or that codec itself when Spring Web is not on the classpath.
+	 * {@linkplain #DEFAULT_REPLAYED_HEADERS default headers}, releases those with a
+	 * server error status, and leaves every other type to a codec, or that codec itself
+	 * when Spring Web is not on the classpath.
 	 * @param codec the codec of bodies and other results
 	 * @return the codec to prepare result types with
 	 */
 	public static ResultCodec wrap(ResultCodec codec) {
-		return wrap(codec, DEFAULT_REPLAYED_HEADERS);
+		return wrap(codec, DEFAULT_REPLAYED_HEADERS, false);
 	}
 
 	/**
@@ -95,13 +104,15 @@ public final class ResponseEntityResultCodec implements ResultCodec {
 	 * @param replayedHeaders names of the headers stored and replayed besides
 	 * {@code Content-Type}, in any case; the {@linkplain #NEVER_REPLAYED_HEADERS never
 	 * replayed} ones are ignored
+	 * @param replayServerErrors whether a response with a server error status (5xx) is
+	 * stored and replayed, rather than released for a retry
 	 * @return the codec to prepare result types with
 	 */
-	public static ResultCodec wrap(ResultCodec codec, Collection<String> replayedHeaders) {
+	public static ResultCodec wrap(ResultCodec codec, Collection<String> replayedHeaders, boolean replayServerErrors) {
 		Assert.notNull(codec, "'codec' must not be null");
 		Assert.notNull(replayedHeaders, "'replayedHeaders' must not be null");
 		return (WEB_PRESENT && !(codec instanceof ResponseEntityResultCodec))
-				? new ResponseEntityResultCodec(codec, replayedHeaders) : codec;
+				? new ResponseEntityResultCodec(codec, replayedHeaders, replayServerErrors) : codec;
 	}
 
 	/**
@@ -129,6 +140,12 @@ public final class ResponseEntityResultCodec implements ResultCodec {
 	}
 
 	private record EntityCodec(TypedCodec body, ResponseEntityResultCodec entities) implements TypedCodec {
+
+		@Override
+		public boolean isFailure(@Nullable Object value) {
+			return !this.entities.replayServerErrors && value instanceof ResponseEntity<?> entity
+					&& entity.getStatusCode().is5xxServerError();
+		}
 
 		@Override
 		public byte[] encode(@Nullable Object value) {

@@ -33,7 +33,8 @@ class ResponseEntityResultCodecTests {
 
 	@Test
 	void responseEntityKeepsStatusHeadersAndBodyOfTheDeclaredType() {
-		TypedCodec typed = ResponseEntityResultCodec.wrap(new JacksonResultCodec(), List.of("Location", "x-trace"))
+		TypedCodec typed = ResponseEntityResultCodec
+			.wrap(new JacksonResultCodec(), List.of("Location", "x-trace"), false)
 			.forType(ResolvableType.forType(new ParameterizedTypeReference<ResponseEntity<List<Receipt>>>() {
 			}));
 		ResponseEntity<List<Receipt>> entity = ResponseEntity.created(URI.create("/receipts/1"))
@@ -64,7 +65,7 @@ class ResponseEntityResultCodecTests {
 	@Test
 	void listedHeadersAreStoredWhateverTheirCaseButNeverACookie() {
 		TypedCodec typed = ResponseEntityResultCodec
-			.wrap(new JacksonResultCodec(), List.of("x-CUSTOM", "set-cookie", "Set-Cookie2"))
+			.wrap(new JacksonResultCodec(), List.of("x-CUSTOM", "set-cookie", "Set-Cookie2"), false)
 			.forType(ResolvableType.forType(new ParameterizedTypeReference<ResponseEntity<String>>() {
 			}));
 		ResponseEntity<String> entity = responseWithEveryKindOfHeader();
@@ -115,6 +116,24 @@ class ResponseEntityResultCodecTests {
 			.header("Link", "</next>; rel=\"next\"")
 			.contentType(MediaType.TEXT_PLAIN)
 			.body("body");
+	}
+
+	@Test
+	void serverErrorIsAFailureUnlessServerErrorsAreReplayed() {
+		ParameterizedTypeReference<ResponseEntity<String>> type = new ParameterizedTypeReference<>() {
+		};
+		TypedCodec released = codecFor(type);
+		TypedCodec replayed = ResponseEntityResultCodec.wrap(new JacksonResultCodec(), List.of(), true)
+			.forType(ResolvableType.forType(type));
+		ResponseEntity<String> outage = ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body("later");
+		assertThat(released.isFailure(outage)).isTrue();
+		assertThat(released.isFailure(ResponseEntity.internalServerError().build())).isTrue();
+		assertThat(released.isFailure(ResponseEntity.status(422).body("no"))).isFalse();
+		assertThat(released.isFailure(ResponseEntity.ok("fine"))).isFalse();
+		assertThat(released.isFailure(null)).isFalse();
+		assertThat(replayed.isFailure(outage)).isFalse();
+		assertThat(((ResponseEntity<?>) replayed.decode(replayed.encode(outage))).getStatusCode())
+			.isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
 	}
 
 	@Test

@@ -11,6 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Mono;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.test.redis.TestRedis;
@@ -22,6 +25,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -60,6 +64,11 @@ abstract class ResponseReplayWebTests {
 	 */
 	abstract boolean replaysCustomHeader();
 
+	/**
+	 * Return whether the configuration replays returned server errors.
+	 */
+	abstract boolean replaysServerErrors();
+
 	@Test
 	void replayCarriesContentTypeAndTheAllowedHeadersButNeverTheFirstCallersCookie() throws Exception {
 		String key = UUID.randomUUID().toString();
@@ -77,6 +86,46 @@ abstract class ResponseReplayWebTests {
 		assertThat(retry.headers().allValues("Set-Cookie")).isEmpty();
 		assertThat(retry.headers().firstValue("X-Custom"))
 			.isEqualTo(replaysCustomHeader() ? first.headers().firstValue("X-Custom") : java.util.Optional.empty());
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(this.responses.executions(key)).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "/outage", "/deferred-outage" })
+	void returnedServerErrorIsReleasedForARetryUnlessServerErrorsAreReplayed(String path) throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<byte[]> first = post(path, key);
+		assertThat(first.statusCode()).isEqualTo(503);
+		assertThat(first.headers().firstValue("Retry-After")).hasValue("7");
+		assertThat(new String(first.body())).isEqualTo("outage 1");
+		HttpResponse<byte[]> retry = post(path, key);
+		if (replaysServerErrors()) {
+			assertThat(retry.statusCode()).isEqualTo(503);
+			assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+			assertThat(retry.body()).isEqualTo(first.body());
+			assertThat(this.responses.executions(key)).isEqualTo(1);
+		}
+		else {
+			assertThat(retry.statusCode()).isEqualTo(201);
+			assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+			assertThat(new String(retry.body())).isEqualTo("paid 2");
+			assertThat(this.responses.executions(key)).isEqualTo(2);
+			HttpResponse<byte[]> replay = post(path, key);
+			assertThat(replay.statusCode()).isEqualTo(201);
+			assertThat(replay.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+			assertThat(replay.body()).isEqualTo(retry.body());
+			assertThat(this.responses.executions(key)).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void returnedClientErrorIsReplayed() throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<byte[]> first = post("/rejections", key);
+		assertThat(first.statusCode()).isEqualTo(422);
+		HttpResponse<byte[]> retry = post("/rejections", key);
+		assertThat(retry.statusCode()).isEqualTo(422);
+		assertThat(retry.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
 		assertThat(retry.body()).isEqualTo(first.body());
 		assertThat(this.responses.executions(key)).isEqualTo(1);
 	}
@@ -115,6 +164,41 @@ abstract class ResponseReplayWebTests {
 				.header("X-Custom", "custom-" + key)
 				.contentType(MediaType.parseMediaType("text/plain;charset=UTF-8"))
 				.body("paid " + request.amount() + " " + UUID.randomUUID());
+		}
+
+		// A downstream outage on the first call of a key, a success on the next ones
+		@PostMapping("/outage")
+		@Idempotent(name = "replay.outage")
+		ResponseEntity<String> outage(@RequestBody PayRequest request, @RequestHeader("Idempotency-Key") String key) {
+			return outcome(count(key));
+		}
+
+		@PostMapping("/deferred-outage")
+		@Idempotent(name = "replay.deferred-outage")
+		Mono<ResponseEntity<String>> deferredOutage(@RequestBody PayRequest request,
+				@RequestHeader("Idempotency-Key") String key) {
+			return Mono.fromSupplier(() -> outcome(count(key)));
+		}
+
+		@PostMapping("/rejections")
+		@Idempotent(name = "replay.rejections")
+		ResponseEntity<String> rejection(@RequestBody PayRequest request,
+				@RequestHeader("Idempotency-Key") String key) {
+			return ResponseEntity.unprocessableEntity()
+				.contentType(MediaType.TEXT_PLAIN)
+				.body("rejected " + count(key) + " " + UUID.randomUUID());
+		}
+
+		private static ResponseEntity<String> outcome(int execution) {
+			if (execution == 1) {
+				return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+					.header(HttpHeaders.RETRY_AFTER, "7")
+					.contentType(MediaType.TEXT_PLAIN)
+					.body("outage " + execution);
+			}
+			return ResponseEntity.status(HttpStatus.CREATED)
+				.contentType(MediaType.TEXT_PLAIN)
+				.body("paid " + execution);
 		}
 
 		private int count(String key) {

@@ -16,4 +16,9 @@ class WebFluxResponseReplayTests extends ResponseReplayWebTests {
 		return false;
 	}
 
+	@Override
+	boolean replaysServerErrors() {
+		return false;
+	}
+
 }

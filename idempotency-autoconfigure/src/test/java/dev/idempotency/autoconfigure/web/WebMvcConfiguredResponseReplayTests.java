@@ -9,11 +9,17 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
  */
 @SpringBootTest(classes = ResponseReplayWebTests.TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=servlet",
-				"idempotency.http.replayed-headers=location, x-custom, SET-COOKIE" })
+				"idempotency.http.replayed-headers=location, x-custom, SET-COOKIE",
+				"idempotency.http.replay-server-errors=true" })
 class WebMvcConfiguredResponseReplayTests extends ResponseReplayWebTests {
 
 	@Override
 	boolean replaysCustomHeader() {
+		return true;
+	}
+
+	@Override
+	boolean replaysServerErrors() {
 		return true;
 	}
 

@@ -16,4 +16,9 @@ class WebMvcResponseReplayTests extends ResponseReplayWebTests {
 		return false;
 	}
 
+	@Override
+	boolean replaysServerErrors() {
+		return false;
+	}
+
 }
