@@ -19,6 +19,7 @@ import dev.idempotency.engine.IdempotencyObserver;
 import dev.idempotency.engine.IdempotencyShutdownLifecycle;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.ResponseEntityResultCodec;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -122,9 +123,10 @@ public final class IdempotencyAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static IdempotentOperationSource idempotentOperationSource(IdempotencyDefaults defaults,
-			ObjectProvider<ResultCodec> codec, ConfigurableBeanFactory beanFactory) {
-		return new IdempotentOperationSource(defaults, new DeferredResultCodec(codec),
-				new EmbeddedValueResolver(beanFactory));
+			IdempotencyProperties properties, ObjectProvider<ResultCodec> codec, ConfigurableBeanFactory beanFactory) {
+		ResultCodec codecs = ResponseEntityResultCodec.wrap(new DeferredResultCodec(codec),
+				ReplayedHeaders.of(properties.getHttp()), properties.getHttp().isReplayServerErrors());
+		return new IdempotentOperationSource(defaults, codecs, new EmbeddedValueResolver(beanFactory));
 	}
 
 	// Annotated methods are resolved while their beans are proxied: all of them are known

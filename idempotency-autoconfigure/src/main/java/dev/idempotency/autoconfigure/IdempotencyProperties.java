@@ -1,7 +1,9 @@
 package dev.idempotency.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -10,6 +12,7 @@ import dev.idempotency.engine.StoreFailurePolicy;
 import dev.idempotency.messaging.InProgressBackOff;
 import dev.idempotency.web.IdempotencyProblems;
 import dev.idempotency.web.KeyScope;
+import dev.idempotency.web.ResponseEntityResultCodec;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -243,6 +246,12 @@ public class IdempotencyProperties implements Validator {
 			errors.rejectValue("http.keyHeader", "empty",
 					"idempotency.http.key-header must not be empty (such as 'Idempotency-Key')");
 		}
+		for (String name : properties.getHttp().getReplayedHeaders()) {
+			if (!isToken(name)) {
+				errors.rejectValue("http.replayedHeaders", "invalid", "idempotency.http.replayed-headers must hold "
+						+ "header names (letters, digits and !#$%&'*+-.^_`|~), but holds '" + name + "'");
+			}
+		}
 		try {
 			properties.getMessaging().getInProgressRetry().toBackOff();
 		}
@@ -250,6 +259,20 @@ public class IdempotencyProperties implements Validator {
 			errors.rejectValue("messaging.inProgressRetry", "invalid",
 					"idempotency.messaging.in-progress-retry is invalid: " + ex.getMessage());
 		}
+	}
+
+	// An RFC 9110 token, as a field name is
+	private static boolean isToken(@Nullable String name) {
+		if (name == null || name.isEmpty()) {
+			return false;
+		}
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (c > 127 || !(Character.isLetterOrDigit(c) || "!#$%&'*+-.^_`|~".indexOf(c) >= 0)) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static void validateTimeout(@Nullable Duration timeout, String field, String property, Errors errors) {
@@ -455,6 +478,20 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private KeyScope scope = KeyScope.PRINCIPAL;
 
+		/**
+		 * Names of the response headers that a replay of a returned ResponseEntity
+		 * carries, besides Content-Type, in any case. Other headers are neither stored
+		 * nor replayed; Set-Cookie and Set-Cookie2 never are, even when listed.
+		 */
+		private List<String> replayedHeaders = new ArrayList<>(ResponseEntityResultCodec.DEFAULT_REPLAYED_HEADERS);
+
+		/**
+		 * Whether a returned ResponseEntity with a server error status (5xx) is stored
+		 * and replayed like any other response. When disabled, its record is released as
+		 * for a thrown exception, so that a retry runs the handler again.
+		 */
+		private boolean replayServerErrors;
+
 		public String getKeyHeader() {
 			return this.keyHeader;
 		}
@@ -469,6 +506,22 @@ public class IdempotencyProperties implements Validator {
 
 		public void setScope(KeyScope scope) {
 			this.scope = scope;
+		}
+
+		public List<String> getReplayedHeaders() {
+			return this.replayedHeaders;
+		}
+
+		public void setReplayedHeaders(List<String> replayedHeaders) {
+			this.replayedHeaders = replayedHeaders;
+		}
+
+		public boolean isReplayServerErrors() {
+			return this.replayServerErrors;
+		}
+
+		public void setReplayServerErrors(boolean replayServerErrors) {
+			this.replayServerErrors = replayServerErrors;
 		}
 
 	}

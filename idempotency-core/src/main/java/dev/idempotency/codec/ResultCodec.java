@@ -61,6 +61,18 @@ public interface ResultCodec {
 		}
 
 		/**
+		 * Return whether a value that the method returned is a failure rather than its
+		 * outcome, such as a response entity with a server error status: its record is
+		 * then released for a retry, as when the method throws, and the caller still gets
+		 * the value. This default says no value is one.
+		 * @param value the value, possibly {@code null}
+		 * @return whether the value releases its record instead of completing it
+		 */
+		default boolean isFailure(@Nullable Object value) {
+			return false;
+		}
+
+		/**
 		 * Decode bytes produced by {@link #encode}.
 		 * @param bytes the encoded bytes
 		 * @return the value, possibly {@code null}

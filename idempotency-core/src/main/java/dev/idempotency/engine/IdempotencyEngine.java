@@ -530,6 +530,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * @throws Error an error raised while encoding the value, once the record is complete
 	 */
 	void completed(Call call, Operation operation, Attempt attempt, boolean takeover, @Nullable Object value) {
+		if (operation.codec() != null && operation.codec().isFailure(value)) {
+			releasedReturnedFailure(call, operation, attempt);
+			return;
+		}
 		Encoded encoded = this.encoder.encode(operation, attempt, value);
 		try {
 			this.recorder.complete(attempt, encoded.stored(), operation.settings().retention());
@@ -545,6 +549,18 @@ public final class IdempotencyEngine implements AutoCloseable {
 		report(call, operation, attempt.record(), takeover ? Outcome.RECOVERED : Outcome.EXECUTED);
 		if (encoded.error() != null) {
 			throw encoded.error();
+		}
+	}
+
+	// A value that the codec calls a failure, such as a returned 5xx response: released
+	// and counted as a thrown failure would be, through the owner's fenced release. The
+	// caller gets its value whatever the release does, so a store failure is only logged.
+	private void releasedReturnedFailure(Call call, Operation operation, Attempt attempt) {
+		Throwable failure = new IllegalStateException(attempt + " returned a failure");
+		released(call, operation, attempt, failure);
+		for (Throwable ex : failure.getSuppressed()) {
+			logger.warn(attempt + " returned a failure and could not release its record, which stays IN_PROGRESS "
+					+ "until its lease runs out: " + ex.getMessage(), ex);
 		}
 	}
 

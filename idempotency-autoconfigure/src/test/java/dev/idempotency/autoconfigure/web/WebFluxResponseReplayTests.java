@@ -1,0 +1,24 @@
+package dev.idempotency.autoconfigure.web;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+/**
+ * Tests of the replayed responses of Spring WebFlux request handlers with the default
+ * configuration.
+ */
+@SpringBootTest(classes = ResponseReplayWebTests.TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = "spring.main.web-application-type=reactive")
+class WebFluxResponseReplayTests extends ResponseReplayWebTests {
+
+	@Override
+	boolean replaysCustomHeader() {
+		return false;
+	}
+
+	@Override
+	boolean replaysServerErrors() {
+		return false;
+	}
+
+}
