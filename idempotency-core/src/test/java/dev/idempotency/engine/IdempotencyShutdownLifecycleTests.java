@@ -316,6 +316,64 @@ class IdempotencyShutdownLifecycleTests {
 	}
 
 	@Test
+	void callThatStopsTheEngineFromItsOwnMethodWaitsOnlyForTheOtherCalls() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMinutes(2));
+		lifecycle.start();
+		Operation operation = operation(OnInProgress.REJECT);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<Object> other = callHeld(operation, "other", started, release);
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		Object stoppedWhileClosing = this.engine.execute(operation, "closing", null, () -> {
+			lifecycle.stop(this.stopped::countDown);
+			assertThat(this.stopped.getCount()).isOne();
+			release.countDown();
+			assertThat(other.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo("done-other");
+			return stopped();
+		});
+		assertThat(stoppedWhileClosing).isEqualTo(true);
+		assertThat(state("other")).isEqualTo(RecordState.COMPLETED);
+	}
+
+	@Test
+	void stopThatReachesItsBoundAfterARestartLeavesTheCallsOfTheRestartedEngineAlone() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(3));
+		lifecycle.start();
+		Operation operation = operation(OnInProgress.REJECT);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<Object> beforeStop = callHeld(operation, "before-stop", started, release);
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		// A lifecycle processor whose timeout for the phase is shorter restarts the
+		// context before this stop reaches its bound
+		lifecycle.stop(this.stopped::countDown);
+		lifecycle.start();
+		CountDownLatch firstItem = new CountDownLatch(1);
+		CountDownLatch batchRelease = new CountDownLatch(1);
+		Future<List<BatchOutcome<String, Object>>> batch = this.callers.submit(
+				() -> this.engine.executeAll(operation, List.of("first", "second"), (item) -> item, null, (item) -> {
+					if (item.equals("first")) {
+						firstItem.countDown();
+						try {
+							assertThat(batchRelease.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+						}
+						catch (InterruptedException ex) {
+							Thread.currentThread().interrupt();
+						}
+					}
+					return "done-" + item;
+				}));
+		assertThat(firstItem.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		assertThat(stopped()).isTrue();
+		batchRelease.countDown();
+		release.countDown();
+		assertThat(beforeStop.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo("done-before-stop");
+		assertThat(batch.get(DEADLINE_SECONDS, TimeUnit.SECONDS))
+			.allSatisfy((outcome) -> assertThat(outcome).isInstanceOf(Executed.class));
+		assertThat(state("second")).isEqualTo(RecordState.COMPLETED);
+	}
+
+	@Test
 	void closedEngineRefusesCallsBeforeAskingTheStore() {
 		this.engine.close();
 		AtomicInteger runs = new AtomicInteger();
