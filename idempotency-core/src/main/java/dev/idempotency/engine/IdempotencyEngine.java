@@ -174,7 +174,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		Throwable error = null;
 		Ticket ticket = null;
 		try {
-			ticket = admit(call, operation, record);
+			ticket = admit(call, operation, record, Thread.currentThread());
 			return acquireAndRun(operation, record, fingerprinted, invocation, call, ticket);
 		}
 		catch (Throwable ex) {
@@ -237,7 +237,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		Call call = this.listeners.start(record);
 		Ticket ticket;
 		try {
-			ticket = admit(call, operation, record);
+			ticket = admit(call, operation, record, null);
 		}
 		catch (IdempotencyShutdownException ex) {
 			this.listeners.end(call, record, ex);
@@ -615,8 +615,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	// A call refused at shutdown fails with a store exception, and counts as a store
 	// error
-	private Ticket admit(Call call, Operation operation, RecordKey record) {
-		Ticket ticket = this.inFlight.admit();
+	private Ticket admit(Call call, Operation operation, RecordKey record, @Nullable Thread thread) {
+		Ticket ticket = this.inFlight.admit(thread);
 		if (ticket == null) {
 			throw refused(call, operation, record);
 		}
@@ -666,7 +666,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		this.inFlight.refuse();
+		this.inFlight.refuse(null);
 		this.waiter.close();
 		this.handoff.close();
 		this.renewer.close();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -333,6 +334,24 @@ class IdempotencyShutdownLifecycleTests {
 		});
 		assertThat(stoppedWhileClosing).isEqualTo(true);
 		assertThat(state("other")).isEqualTo(RecordState.COMPLETED);
+	}
+
+	@Test
+	void batchItemThatStopsTheEngineFromItsOwnMethodReleasesTheItemsAfterItWhichNeverRun() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMinutes(2));
+		lifecycle.start();
+		List<String> ran = new CopyOnWriteArrayList<>();
+		List<BatchOutcome<String, Object>> outcomes = this.engine.executeAll(operation(OnInProgress.REJECT),
+				List.of("closing", "after"), (item) -> item, null, (item) -> {
+					ran.add(item);
+					lifecycle.stop(this.stopped::countDown);
+					return "done-" + item;
+				});
+		assertThat(this.stopped.getCount()).isZero();
+		assertThat(ran).containsExactly("closing");
+		assertThat(outcomes.get(1)).isInstanceOfSatisfying(Failed.class,
+				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyShutdownException.class));
+		assertThat(state("after")).isEqualTo(RecordState.FAILED);
 	}
 
 	@Test
