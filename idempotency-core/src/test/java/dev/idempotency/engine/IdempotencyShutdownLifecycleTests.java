@@ -1,7 +1,9 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -238,6 +241,66 @@ class IdempotencyShutdownLifecycleTests {
 				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyShutdownException.class));
 		assertThat(runs).hasValue(1);
 		assertThat(this.listener.outcomes()).containsExactlyInAnyOrder(Outcome.EXECUTED, Outcome.STORE_ERROR);
+	}
+
+	@Test
+	void atTheBoundNoMethodStartsWhileTheRecordsOfOtherCallsAreBeingReleased() throws Throwable {
+		AtomicReference<String> firstReleased = new AtomicReference<>();
+		CountDownLatch releasing = new CountDownLatch(1);
+		CountDownLatch answer = new CountDownLatch(1);
+		IdempotencyStore slowRelease = new ForwardingStore(this.memory) {
+
+			@Override
+			public boolean release(RecordKey key, String owner, long fence, Duration retention) {
+				if (firstReleased.compareAndSet(null, key.key())) {
+					releasing.countDown();
+					try {
+						assertThat(answer.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+				return super.release(key, owner, fence, retention);
+			}
+
+		};
+		this.engine.close();
+		this.engine = engine(slowRelease);
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
+		lifecycle.start();
+		List<String> ran = new CopyOnWriteArrayList<>();
+		Map<String, CountDownLatch> holds = Map.of("a", new CountDownLatch(1), "b", new CountDownLatch(1));
+		CountDownLatch started = new CountDownLatch(2);
+		Map<String, Future<List<BatchOutcome<String, Object>>>> batches = new HashMap<>();
+		for (String batch : holds.keySet()) {
+			batches.put(batch, this.callers.submit(() -> this.engine.executeAll(operation(OnInProgress.REJECT),
+					List.of(batch + "-running", batch + "-waiting"), (item) -> item, null, (item) -> {
+						ran.add(item);
+						if (item.endsWith("-running")) {
+							started.countDown();
+							try {
+								assertThat(holds.get(batch).await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+							}
+							catch (InterruptedException ex) {
+								Thread.currentThread().interrupt();
+							}
+						}
+						return "done-" + item;
+					})));
+		}
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(releasing.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		String other = firstReleased.get().startsWith("a") ? "b" : "a";
+		holds.get(other).countDown();
+		List<BatchOutcome<String, Object>> outcomes = batches.get(other).get(DEADLINE_SECONDS, TimeUnit.SECONDS);
+		answer.countDown();
+		holds.values().forEach(CountDownLatch::countDown);
+		assertThat(stopped()).isTrue();
+		assertThat(ran).doesNotContain(other + "-waiting");
+		assertThat(outcomes.get(1)).isInstanceOfSatisfying(Failed.class,
+				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyShutdownException.class));
 	}
 
 	@Test
