@@ -1,6 +1,8 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -151,11 +153,20 @@ final class InFlightCalls {
 		if (!this.refusing || this.drained != refusal) {
 			return new Unfinished(0, 0);
 		}
+		// Every call is kept from starting before any record is released: a release takes
+		// a store round trip, and a method that started meanwhile would run past the
+		// bound
+		List<Ticket> held = new ArrayList<>();
 		int left = 0;
-		int released = 0;
 		for (Ticket ticket : this.calls) {
 			left++;
-			if (ticket.abandon() == State.HELD && release(store, ticket)) {
+			if (ticket.abandon() == State.HELD) {
+				held.add(ticket);
+			}
+		}
+		int released = 0;
+		for (Ticket ticket : held) {
+			if (release(store, ticket)) {
 				released++;
 			}
 		}
