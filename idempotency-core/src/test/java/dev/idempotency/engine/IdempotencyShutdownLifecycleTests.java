@@ -210,6 +210,67 @@ class IdempotencyShutdownLifecycleTests {
 	}
 
 	@Test
+	void callsWhoseAcquireFailsAfterTheStopBeganAreRefusedRatherThanRunUnprotected() throws Throwable {
+		CountDownLatch acquiring = new CountDownLatch(3);
+		CountDownLatch answer = new CountDownLatch(1);
+		IdempotencyStore closing = new ForwardingStore(this.memory) {
+
+			@Override
+			public AcquireResult acquire(RecordKey key, AcquireRequest request) {
+				acquiring.countDown();
+				try {
+					assertThat(answer.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				throw new IllegalStateException("The connection factory is closed");
+			}
+
+		};
+		this.engine.close();
+		this.engine = new IdempotencyEngine(closing,
+				new IdempotencyDefaults(IdempotencyDefaults.STANDARD.settings(), StoreFailurePolicy.PROCEED,
+						IdempotencyDefaults.STANDARD.maxKeyLength(), IdempotencyDefaults.STANDARD.maxResultSize(),
+						Map.of()),
+				List.of(this.listener));
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
+		lifecycle.start();
+		Operation operation = operation(OnInProgress.REJECT);
+		AtomicInteger runs = new AtomicInteger();
+		Future<Object> call = this.callers.submit(() -> {
+			try {
+				return this.engine.execute(operation, "sync", null, runs::incrementAndGet);
+			}
+			catch (Throwable ex) {
+				return ex;
+			}
+		});
+		Future<CompletableFuture<Object>> async = this.callers.submit(() -> this.engine.executeAsync(operation, "async",
+				null, () -> CompletableFuture.completedFuture(runs.incrementAndGet())));
+		Future<Object> batch = this.callers.submit(() -> {
+			try {
+				return this.engine.executeAll(operation, List.of("batch"), (item) -> item, null,
+						(item) -> runs.incrementAndGet());
+			}
+			catch (RuntimeException ex) {
+				return ex;
+			}
+		});
+		assertThat(acquiring.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(stopped()).isTrue();
+		answer.countDown();
+		assertThat(call.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
+		assertThat(async.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).failsWithin(Duration.ofSeconds(DEADLINE_SECONDS))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(IdempotencyStoreException.class);
+		assertThat(batch.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
+		assertThat(runs).hasValue(0);
+		assertThat(this.listener.outcomes()).containsOnly(Outcome.STORE_ERROR);
+	}
+
+	@Test
 	void atTheBoundBatchItemsNotStartedReleaseTheirRecordsAndNeverRunWhileTheRunningOneIsLeftToItsLease()
 			throws Throwable {
 		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
