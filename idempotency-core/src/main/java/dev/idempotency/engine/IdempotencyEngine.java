@@ -382,13 +382,24 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * with the store's exception
 	 */
 	boolean bypass(Call call, Operation operation, RecordKey record, RuntimeException ex) {
-		if (this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED) {
+		if (proceedsUnprotected()) {
 			this.outage.bypassed(record, ex);
 			report(call, operation, record, Outcome.BYPASSED);
 			return true;
 		}
 		report(call, operation, record, Outcome.STORE_ERROR);
 		return false;
+	}
+
+	/**
+	 * Return whether a call whose acquire failed runs its method unprotected: under
+	 * {@link StoreFailurePolicy#PROCEED}, unless the engine refuses calls. A shutdown
+	 * starts no method, and the failure may be the store's connections closing while
+	 * another instance runs the same key.
+	 * @return whether to run the method without a record
+	 */
+	boolean proceedsUnprotected() {
+		return this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED && !this.inFlight.isRefusing();
 	}
 
 	Attempt attempt(Operation operation, RecordKey record, AcquireRequest request, Acquired acquired, Claim claim) {
