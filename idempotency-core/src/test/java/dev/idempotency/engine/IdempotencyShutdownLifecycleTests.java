@@ -1,6 +1,7 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.BatchOutcome;
 import dev.idempotency.BatchOutcome.Executed;
@@ -29,6 +32,8 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.BatchAcquire;
+import dev.idempotency.store.BatchAcquireException;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
@@ -268,6 +273,54 @@ class IdempotencyShutdownLifecycleTests {
 		assertThat(batch.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
 		assertThat(runs).hasValue(0);
 		assertThat(this.listener.outcomes()).containsOnly(Outcome.STORE_ERROR);
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void atTheBoundBatchItemsRunningUnprotectedAfterAStoreFailureStartNoMore(boolean partly) throws Throwable {
+		IdempotencyStore failing = new ForwardingStore(this.memory) {
+
+			@Override
+			public List<AcquireResult> acquireAll(List<BatchAcquire> batch) {
+				if (partly) {
+					throw new BatchAcquireException("Redis is down", null, Arrays.asList(new AcquireResult[2]));
+				}
+				throw new IllegalStateException("Redis is down");
+			}
+
+		};
+		this.engine.close();
+		this.engine = new IdempotencyEngine(failing,
+				new IdempotencyDefaults(IdempotencyDefaults.STANDARD.settings(), StoreFailurePolicy.PROCEED,
+						IdempotencyDefaults.STANDARD.maxKeyLength(), IdempotencyDefaults.STANDARD.maxResultSize(),
+						Map.of()),
+				List.of(this.listener));
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
+		lifecycle.start();
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		Future<List<BatchOutcome<String, Object>>> batch = this.callers.submit(() -> this.engine
+			.executeAll(operation(OnInProgress.REJECT), List.of("slow", "waiting"), (item) -> item, null, (item) -> {
+				ran.add(item);
+				started.countDown();
+				try {
+					assertThat(release.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return "done-" + item;
+			}));
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(stopped()).isTrue();
+		release.countDown();
+		List<BatchOutcome<String, Object>> outcomes = batch.get(DEADLINE_SECONDS, TimeUnit.SECONDS);
+		assertThat(ran).containsExactly("slow");
+		assertThat(outcomes.get(0)).isInstanceOf(Executed.class);
+		assertThat(outcomes.get(1)).isInstanceOfSatisfying(Failed.class,
+				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyStoreException.class));
 	}
 
 	@Test
