@@ -12,6 +12,7 @@ import dev.idempotency.IdempotencyContext;
 import dev.idempotency.IdempotencyContextHolder;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyLockLostException;
+import dev.idempotency.IdempotencyShutdownException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.store.AcquireResult;
@@ -251,6 +252,11 @@ final class BatchCall<I> {
 		Error stop = this.fatal;
 		if (stop != null) {
 			slot.failed(stop);
+			return;
+		}
+		if (!slot.ticket().startUnprotected()) {
+			// The shutdown reached its bound: no item starts any more
+			slot.failed(new IdempotencyShutdownException(slot.record().name(), slot.record().key()));
 			return;
 		}
 		try {

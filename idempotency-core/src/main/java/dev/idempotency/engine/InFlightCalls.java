@@ -250,6 +250,15 @@ final class InFlightCalls {
 		}
 
 		/**
+		 * Start the method of a call that runs without a record, since the store failed
+		 * to take it.
+		 * @return whether it may start: {@code false} once the shutdown's bound passed
+		 */
+		boolean startUnprotected() {
+			return STATE.compareAndSet(this, State.ADMITTED, State.STARTED);
+		}
+
+		/**
 		 * End the call, once its record is completed or released or it never took one.
 		 */
 		void end() {
