@@ -12,6 +12,7 @@ import dev.idempotency.IdempotencyContext;
 import dev.idempotency.IdempotencyContextHolder;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyLockLostException;
+import dev.idempotency.IdempotencyShutdownException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.store.AcquireResult;
@@ -99,11 +100,16 @@ final class BatchCall<I> {
 				AcquireResult result = results.get(i);
 				if (result == null) {
 					// Reports the item bypassed: only the items the store failed to
-					// answer
-					// run unprotected, an item it answered completed is replayed
-					this.engine.bypass(slot.call(), this.operation, slot.record(), Objects.requireNonNull(failure));
-					slot.bypassed();
-					toRun.add(slot);
+					// answer run unprotected, an item it answered completed is replayed;
+					// none once the engine refuses calls
+					RuntimeException unanswered = Objects.requireNonNull(failure);
+					if (this.engine.bypass(slot.call(), this.operation, slot.record(), unanswered)) {
+						slot.bypassed();
+						toRun.add(slot);
+					}
+					else {
+						slot.failed(IdempotencyEngine.storeException("acquire", slot.record(), unanswered));
+					}
 				}
 				else if (decide(slot, result, sentNanos)) {
 					taken.add(slot);
@@ -168,8 +174,8 @@ final class BatchCall<I> {
 	// Under on-store-failure=proceed, the answers of the items a partly failed batch
 	// acquire did answer, or null when the batch must be treated as unanswered
 	private @Nullable List<@Nullable AcquireResult> answered(RuntimeException ex, int size) {
-		if (this.engine.getDefaults().onStoreFailure() == StoreFailurePolicy.PROCEED
-				&& ex instanceof BatchAcquireException partial && partial.results().size() == size) {
+		if (this.engine.proceedsUnprotected() && ex instanceof BatchAcquireException partial
+				&& partial.results().size() == size) {
 			return partial.results();
 		}
 		return null;
@@ -228,7 +234,7 @@ final class BatchCall<I> {
 	// The store failed to take the keys: fail the batch, or run it unprotected
 	private List<BatchOutcome<I, @Nullable Object>> unacquired(RuntimeException ex) {
 		List<BatchItems<I>.Slot> slots = this.items.slots();
-		if (this.engine.getDefaults().onStoreFailure() != StoreFailurePolicy.PROCEED) {
+		if (!this.engine.proceedsUnprotected()) {
 			IdempotencyStoreException failure = IdempotencyEngine.storeException("acquire", slots.get(0).record(), ex);
 			for (BatchItems<I>.Slot slot : slots) {
 				// Reports the store error: bypass() runs nothing under this policy
@@ -238,8 +244,13 @@ final class BatchCall<I> {
 			throw failure;
 		}
 		for (BatchItems<I>.Slot slot : slots) {
-			this.engine.bypass(slot.call(), this.operation, slot.record(), ex);
-			runUnprotected(slot);
+			if (this.engine.bypass(slot.call(), this.operation, slot.record(), ex)) {
+				runUnprotected(slot);
+			}
+			else {
+				// The engine began to refuse calls meanwhile
+				slot.failed(IdempotencyEngine.storeException("acquire", slot.record(), ex));
+			}
 		}
 		return finish();
 	}
@@ -248,6 +259,11 @@ final class BatchCall<I> {
 		Error stop = this.fatal;
 		if (stop != null) {
 			slot.failed(stop);
+			return;
+		}
+		if (!slot.ticket().startUnprotected()) {
+			// The shutdown reached its bound: no item starts any more
+			slot.failed(new IdempotencyShutdownException(slot.record().name(), slot.record().key()));
 			return;
 		}
 		try {

@@ -148,7 +148,7 @@ final class BatchItems<I> {
 	 */
 	boolean admit(InFlightCalls inFlight) {
 		for (Slot slot : this.slots) {
-			Ticket ticket = inFlight.admit();
+			Ticket ticket = inFlight.admit(Thread.currentThread());
 			if (ticket == null) {
 				leave();
 				return false;

@@ -177,7 +177,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		Throwable error = null;
 		Ticket ticket = null;
 		try {
-			ticket = admit(call, operation, record);
+			ticket = admit(call, operation, record, Thread.currentThread());
 			return acquireAndRun(operation, record, fingerprinted, invocation, call, ticket);
 		}
 		catch (Throwable ex) {
@@ -240,7 +240,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		Call call = this.listeners.start(record);
 		Ticket ticket;
 		try {
-			ticket = admit(call, operation, record);
+			ticket = admit(call, operation, record, null);
 		}
 		catch (IdempotencyShutdownException ex) {
 			this.listeners.end(call, record, ex);
@@ -385,13 +385,24 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * with the store's exception
 	 */
 	boolean bypass(Call call, Operation operation, RecordKey record, RuntimeException ex) {
-		if (this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED) {
+		if (proceedsUnprotected()) {
 			this.outage.bypassed(record, ex);
 			report(call, operation, record, Outcome.BYPASSED);
 			return true;
 		}
 		report(call, operation, record, Outcome.STORE_ERROR);
 		return false;
+	}
+
+	/**
+	 * Return whether a call whose acquire failed runs its method unprotected: under
+	 * {@link StoreFailurePolicy#PROCEED}, unless the engine refuses calls. A shutdown
+	 * starts no method, and the failure may be the store's connections closing while
+	 * another instance runs the same key.
+	 * @return whether to run the method without a record
+	 */
+	boolean proceedsUnprotected() {
+		return this.defaults.onStoreFailure() == StoreFailurePolicy.PROCEED && !this.inFlight.isRefusing();
 	}
 
 	Attempt attempt(Operation operation, RecordKey record, AcquireRequest request, Acquired acquired, Claim claim) {
@@ -648,8 +659,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	// A call refused at shutdown fails with a store exception, and counts as a store
 	// error
-	private Ticket admit(Call call, Operation operation, RecordKey record) {
-		Ticket ticket = this.inFlight.admit();
+	private Ticket admit(Call call, Operation operation, RecordKey record, @Nullable Thread thread) {
+		Ticket ticket = this.inFlight.admit(thread);
 		if (ticket == null) {
 			throw refused(call, operation, record);
 		}
@@ -699,7 +710,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		this.inFlight.refuse();
+		this.inFlight.refuse(null);
 		this.waiter.close();
 		this.handoff.close();
 		this.renewer.close();

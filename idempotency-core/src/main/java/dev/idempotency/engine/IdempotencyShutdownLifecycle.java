@@ -32,6 +32,10 @@ import org.springframework.util.Assert;
  * A call waiting for another attempt ({@code WAIT}) stops waiting and fails as in
  * progress; a call whose acquire was on its way when the shutdown began releases the
  * record it took and is refused. A restart of the context admits calls again.
+ * <p>
+ * A call whose own method closes the context (on its thread) is not waited for: it can
+ * only end once the stop returns, and then the store may be closed, so its record is left
+ * to its lease, and a warning says so.
  */
 public final class IdempotencyShutdownLifecycle implements SmartLifecycle {
 
@@ -96,15 +100,29 @@ public final class IdempotencyShutdownLifecycle implements SmartLifecycle {
 	/**
 	 * Refuse new calls, and run the callback once every running call has ended, or
 	 * shortly before the phase's timeout, on a thread of its own when calls are running.
+	 * The calls on the current thread are not waited for.
 	 * @param callback what the lifecycle processor waits for
 	 */
 	@Override
 	public void stop(Runnable callback) {
 		this.running = false;
 		InFlightCalls inFlight = this.engine.inFlight();
-		CompletableFuture<Void> drained = inFlight.refuse();
+		Thread stopping = Thread.currentThread();
+		CompletableFuture<Void> drained = inFlight.refuse(stopping);
+		int closing = inFlight.runningOn(stopping);
+		if (closing > 0) {
+			logger.warn("The application context is closed from inside " + closing + " idempotent call(s) on thread '"
+					+ stopping.getName() + "': the shutdown does not wait for them, since they can only end after it, "
+					+ "and if the store's connections close first their records are left to their leases "
+					+ "(lock-timeout). Close the context from another thread.");
+		}
 		if (drained.isDone()) {
-			callback.run();
+			try {
+				abandonUnstartedOnStoppingThread(drained, closing);
+			}
+			finally {
+				callback.run();
+			}
 			return;
 		}
 		if (logger.isInfoEnabled()) {
@@ -113,7 +131,7 @@ public final class IdempotencyShutdownLifecycle implements SmartLifecycle {
 		}
 		Thread waiter = new Thread(() -> {
 			try {
-				await(drained);
+				await(drained, closing);
 			}
 			finally {
 				callback.run();
@@ -123,10 +141,11 @@ public final class IdempotencyShutdownLifecycle implements SmartLifecycle {
 		waiter.start();
 	}
 
-	private void await(CompletableFuture<Void> drained) {
+	private void await(CompletableFuture<Void> drained, int closing) {
 		try {
 			drained.get(this.wait.toNanos(), TimeUnit.NANOSECONDS);
 			logger.info("Idempotent calls ended: shutdown can proceed");
+			abandonUnstartedOnStoppingThread(drained, closing);
 			return;
 		}
 		catch (InterruptedException ex) {
@@ -135,7 +154,7 @@ public final class IdempotencyShutdownLifecycle implements SmartLifecycle {
 		catch (TimeoutException | ExecutionException ex) {
 			// The bound is reached (the future never fails)
 		}
-		InFlightCalls.Unfinished unfinished = this.engine.inFlight().abandonUnstarted(this.engine.getStore());
+		InFlightCalls.Unfinished unfinished = this.engine.inFlight().abandonUnstarted(this.engine.getStore(), drained);
 		if (unfinished.calls() > 0) {
 			logger.warn(unfinished.calls() + " idempotent call(s) still running " + this.wait.toMillis()
 					+ " ms into the shutdown (the phase's bound is " + this.timeout.toMillis()
@@ -144,6 +163,14 @@ public final class IdempotencyShutdownLifecycle implements SmartLifecycle {
 					+ (unfinished.calls() - unfinished.released())
 					+ " to their leases (lock-timeout), after which a later delivery takes them over. "
 					+ "Set spring.lifecycle.timeout-per-shutdown-phase longer than the longest call.");
+		}
+	}
+
+	// The calls of the thread that stops, such as the items of its batch after the one
+	// whose method closes the context, would start only once the store may be closed
+	private void abandonUnstartedOnStoppingThread(CompletableFuture<Void> drained, int closing) {
+		if (closing > 0) {
+			this.engine.inFlight().abandonUnstarted(this.engine.getStore(), drained);
 		}
 	}
 

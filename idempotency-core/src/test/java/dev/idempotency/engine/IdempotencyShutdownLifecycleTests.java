@@ -1,9 +1,13 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -11,9 +15,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.BatchOutcome;
 import dev.idempotency.BatchOutcome.Executed;
@@ -25,6 +32,8 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.AcquireResult;
+import dev.idempotency.store.BatchAcquire;
+import dev.idempotency.store.BatchAcquireException;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
@@ -206,6 +215,115 @@ class IdempotencyShutdownLifecycleTests {
 	}
 
 	@Test
+	void callsWhoseAcquireFailsAfterTheStopBeganAreRefusedRatherThanRunUnprotected() throws Throwable {
+		CountDownLatch acquiring = new CountDownLatch(3);
+		CountDownLatch answer = new CountDownLatch(1);
+		IdempotencyStore closing = new ForwardingStore(this.memory) {
+
+			@Override
+			public AcquireResult acquire(RecordKey key, AcquireRequest request) {
+				acquiring.countDown();
+				try {
+					assertThat(answer.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				throw new IllegalStateException("The connection factory is closed");
+			}
+
+		};
+		this.engine.close();
+		this.engine = new IdempotencyEngine(closing,
+				new IdempotencyDefaults(IdempotencyDefaults.STANDARD.settings(), StoreFailurePolicy.PROCEED,
+						IdempotencyDefaults.STANDARD.maxKeyLength(), IdempotencyDefaults.STANDARD.maxResultSize(),
+						Map.of()),
+				List.of(this.listener));
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
+		lifecycle.start();
+		Operation operation = operation(OnInProgress.REJECT);
+		AtomicInteger runs = new AtomicInteger();
+		Future<Object> call = this.callers.submit(() -> {
+			try {
+				return this.engine.execute(operation, "sync", null, runs::incrementAndGet);
+			}
+			catch (Throwable ex) {
+				return ex;
+			}
+		});
+		Future<CompletableFuture<Object>> async = this.callers.submit(() -> this.engine.executeAsync(operation, "async",
+				null, () -> CompletableFuture.completedFuture(runs.incrementAndGet())));
+		Future<Object> batch = this.callers.submit(() -> {
+			try {
+				return this.engine.executeAll(operation, List.of("batch"), (item) -> item, null,
+						(item) -> runs.incrementAndGet());
+			}
+			catch (RuntimeException ex) {
+				return ex;
+			}
+		});
+		assertThat(acquiring.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(stopped()).isTrue();
+		answer.countDown();
+		assertThat(call.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
+		assertThat(async.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).failsWithin(Duration.ofSeconds(DEADLINE_SECONDS))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(IdempotencyStoreException.class);
+		assertThat(batch.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
+		assertThat(runs).hasValue(0);
+		assertThat(this.listener.outcomes()).containsOnly(Outcome.STORE_ERROR);
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void atTheBoundBatchItemsRunningUnprotectedAfterAStoreFailureStartNoMore(boolean partly) throws Throwable {
+		IdempotencyStore failing = new ForwardingStore(this.memory) {
+
+			@Override
+			public List<AcquireResult> acquireAll(List<BatchAcquire> batch) {
+				if (partly) {
+					throw new BatchAcquireException("Redis is down", null, Arrays.asList(new AcquireResult[2]));
+				}
+				throw new IllegalStateException("Redis is down");
+			}
+
+		};
+		this.engine.close();
+		this.engine = new IdempotencyEngine(failing,
+				new IdempotencyDefaults(IdempotencyDefaults.STANDARD.settings(), StoreFailurePolicy.PROCEED,
+						IdempotencyDefaults.STANDARD.maxKeyLength(), IdempotencyDefaults.STANDARD.maxResultSize(),
+						Map.of()),
+				List.of(this.listener));
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
+		lifecycle.start();
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		Future<List<BatchOutcome<String, Object>>> batch = this.callers.submit(() -> this.engine
+			.executeAll(operation(OnInProgress.REJECT), List.of("slow", "waiting"), (item) -> item, null, (item) -> {
+				ran.add(item);
+				started.countDown();
+				try {
+					assertThat(release.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return "done-" + item;
+			}));
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(stopped()).isTrue();
+		release.countDown();
+		List<BatchOutcome<String, Object>> outcomes = batch.get(DEADLINE_SECONDS, TimeUnit.SECONDS);
+		assertThat(ran).containsExactly("slow");
+		assertThat(outcomes.get(0)).isInstanceOf(Executed.class);
+		assertThat(outcomes.get(1)).isInstanceOfSatisfying(Failed.class,
+				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyStoreException.class));
+	}
+
+	@Test
 	void atTheBoundBatchItemsNotStartedReleaseTheirRecordsAndNeverRunWhileTheRunningOneIsLeftToItsLease()
 			throws Throwable {
 		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
@@ -237,6 +355,66 @@ class IdempotencyShutdownLifecycleTests {
 				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyShutdownException.class));
 		assertThat(runs).hasValue(1);
 		assertThat(this.listener.outcomes()).containsExactlyInAnyOrder(Outcome.EXECUTED, Outcome.STORE_ERROR);
+	}
+
+	@Test
+	void atTheBoundNoMethodStartsWhileTheRecordsOfOtherCallsAreBeingReleased() throws Throwable {
+		AtomicReference<String> firstReleased = new AtomicReference<>();
+		CountDownLatch releasing = new CountDownLatch(1);
+		CountDownLatch answer = new CountDownLatch(1);
+		IdempotencyStore slowRelease = new ForwardingStore(this.memory) {
+
+			@Override
+			public boolean release(RecordKey key, String owner, long fence, Duration retention) {
+				if (firstReleased.compareAndSet(null, key.key())) {
+					releasing.countDown();
+					try {
+						assertThat(answer.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+				return super.release(key, owner, fence, retention);
+			}
+
+		};
+		this.engine.close();
+		this.engine = engine(slowRelease);
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMillis(500));
+		lifecycle.start();
+		List<String> ran = new CopyOnWriteArrayList<>();
+		Map<String, CountDownLatch> holds = Map.of("a", new CountDownLatch(1), "b", new CountDownLatch(1));
+		CountDownLatch started = new CountDownLatch(2);
+		Map<String, Future<List<BatchOutcome<String, Object>>>> batches = new HashMap<>();
+		for (String batch : holds.keySet()) {
+			batches.put(batch, this.callers.submit(() -> this.engine.executeAll(operation(OnInProgress.REJECT),
+					List.of(batch + "-running", batch + "-waiting"), (item) -> item, null, (item) -> {
+						ran.add(item);
+						if (item.endsWith("-running")) {
+							started.countDown();
+							try {
+								assertThat(holds.get(batch).await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+							}
+							catch (InterruptedException ex) {
+								Thread.currentThread().interrupt();
+							}
+						}
+						return "done-" + item;
+					})));
+		}
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		lifecycle.stop(this.stopped::countDown);
+		assertThat(releasing.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		String other = firstReleased.get().startsWith("a") ? "b" : "a";
+		holds.get(other).countDown();
+		List<BatchOutcome<String, Object>> outcomes = batches.get(other).get(DEADLINE_SECONDS, TimeUnit.SECONDS);
+		answer.countDown();
+		holds.values().forEach(CountDownLatch::countDown);
+		assertThat(stopped()).isTrue();
+		assertThat(ran).doesNotContain(other + "-waiting");
+		assertThat(outcomes.get(1)).isInstanceOfSatisfying(Failed.class,
+				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyShutdownException.class));
 	}
 
 	@Test
@@ -313,6 +491,82 @@ class IdempotencyShutdownLifecycleTests {
 		lifecycle.start();
 		assertThat(lifecycle.isRunning()).isTrue();
 		assertThat(this.engine.execute(operation, "k", null, () -> "ran")).isEqualTo("ran");
+	}
+
+	@Test
+	void callThatStopsTheEngineFromItsOwnMethodWaitsOnlyForTheOtherCalls() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMinutes(2));
+		lifecycle.start();
+		Operation operation = operation(OnInProgress.REJECT);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<Object> other = callHeld(operation, "other", started, release);
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		Object stoppedWhileClosing = this.engine.execute(operation, "closing", null, () -> {
+			lifecycle.stop(this.stopped::countDown);
+			assertThat(this.stopped.getCount()).isOne();
+			release.countDown();
+			assertThat(other.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo("done-other");
+			return stopped();
+		});
+		assertThat(stoppedWhileClosing).isEqualTo(true);
+		assertThat(state("other")).isEqualTo(RecordState.COMPLETED);
+	}
+
+	@Test
+	void batchItemThatStopsTheEngineFromItsOwnMethodReleasesTheItemsAfterItWhichNeverRun() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofMinutes(2));
+		lifecycle.start();
+		List<String> ran = new CopyOnWriteArrayList<>();
+		List<BatchOutcome<String, Object>> outcomes = this.engine.executeAll(operation(OnInProgress.REJECT),
+				List.of("closing", "after"), (item) -> item, null, (item) -> {
+					ran.add(item);
+					lifecycle.stop(this.stopped::countDown);
+					return "done-" + item;
+				});
+		assertThat(this.stopped.getCount()).isZero();
+		assertThat(ran).containsExactly("closing");
+		assertThat(outcomes.get(1)).isInstanceOfSatisfying(Failed.class,
+				(failed) -> assertThat(failed.exception()).isInstanceOf(IdempotencyShutdownException.class));
+		assertThat(state("after")).isEqualTo(RecordState.FAILED);
+	}
+
+	@Test
+	void stopThatReachesItsBoundAfterARestartLeavesTheCallsOfTheRestartedEngineAlone() throws Throwable {
+		IdempotencyShutdownLifecycle lifecycle = new IdempotencyShutdownLifecycle(this.engine, Duration.ofSeconds(3));
+		lifecycle.start();
+		Operation operation = operation(OnInProgress.REJECT);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<Object> beforeStop = callHeld(operation, "before-stop", started, release);
+		assertThat(started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		// A lifecycle processor whose timeout for the phase is shorter restarts the
+		// context before this stop reaches its bound
+		lifecycle.stop(this.stopped::countDown);
+		lifecycle.start();
+		CountDownLatch firstItem = new CountDownLatch(1);
+		CountDownLatch batchRelease = new CountDownLatch(1);
+		Future<List<BatchOutcome<String, Object>>> batch = this.callers.submit(
+				() -> this.engine.executeAll(operation, List.of("first", "second"), (item) -> item, null, (item) -> {
+					if (item.equals("first")) {
+						firstItem.countDown();
+						try {
+							assertThat(batchRelease.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+						}
+						catch (InterruptedException ex) {
+							Thread.currentThread().interrupt();
+						}
+					}
+					return "done-" + item;
+				}));
+		assertThat(firstItem.await(DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+		assertThat(stopped()).isTrue();
+		batchRelease.countDown();
+		release.countDown();
+		assertThat(beforeStop.get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo("done-before-stop");
+		assertThat(batch.get(DEADLINE_SECONDS, TimeUnit.SECONDS))
+			.allSatisfy((outcome) -> assertThat(outcome).isInstanceOf(Executed.class));
+		assertThat(state("second")).isEqualTo(RecordState.COMPLETED);
 	}
 
 	@Test

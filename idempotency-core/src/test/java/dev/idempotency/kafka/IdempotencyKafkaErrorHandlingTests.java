@@ -2,10 +2,17 @@ package dev.idempotency.kafka;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -23,6 +30,7 @@ import org.springframework.kafka.listener.BackOffHandler;
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.listener.SeekUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -153,6 +161,41 @@ class IdempotencyKafkaErrorHandlingTests {
 		assertThat(this.recovered).containsExactly(next);
 	}
 
+	@ParameterizedTest
+	@MethodSource("failuresNoRetryCanFix")
+	void batchListenerFailureNoRetryCanFixWithoutARecordNamedIsRecoveredWithoutCallingTheListenerAgain(
+			Exception failure) {
+		assertThat(failBatch(this.handler, failure)).hasValue(0);
+		assertThat(this.recovered).hasSize(2);
+	}
+
+	@ParameterizedTest
+	@MethodSource("failuresNoRetryCanFix")
+	void batchListenerFailureNoRetryCanFixIsRecoveredAtOnceAlsoWhenTheApplicationKeepsRetryStateOnExceptionChange(
+			Exception failure) {
+		this.handler.setResetStateOnExceptionChange(false);
+		assertThat(failBatch(this.handler, failure)).hasValue(0);
+		assertThat(this.recovered).hasSize(2);
+	}
+
+	// As the container reports a batch listener's exception that names no record;
+	// returns how often the listener was called again
+	private AtomicInteger failBatch(DefaultErrorHandler handler, Exception failure) {
+		TopicPartition partition = new TopicPartition("payments", 1);
+		MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
+		consumer.assign(List.of(partition));
+		consumer.updateBeginningOffsets(Map.of(partition, 0L));
+		ConsumerRecords<String, String> batch = new ConsumerRecords<>(
+				Map.of(partition, List.of(this.record, new ConsumerRecord<>("payments", 1, 43, "k2", "v2"))), Map.of());
+		AtomicInteger listenerCalls = new AtomicInteger();
+		handler.handleBatch(new ListenerExecutionFailedException("Listener failed", failure), batch, consumer,
+				new RunningContainer(), () -> {
+					listenerCalls.incrementAndGet();
+					throw new ListenerExecutionFailedException("Listener failed", failure);
+				});
+		return listenerCalls;
+	}
+
 	@Test
 	void errorHandlerWithoutRecovererAppliesTheRules() {
 		DefaultErrorHandler handler = IdempotencyKafkaErrorHandling.errorHandler(null, BACK_OFF);
@@ -194,6 +237,37 @@ class IdempotencyKafkaErrorHandlingTests {
 				SeekUtils.DEFAULT_BACK_OFF, IdempotencyKafkaErrorHandling.backOffHandler(this.recordingHandler));
 		IdempotencyKafkaErrorHandling.applyTo(handler, BACK_OFF);
 		return handler;
+	}
+
+	private static final class RunningContainer implements MessageListenerContainer {
+
+		@Override
+		public void setupMessageListener(Object messageListener) {
+		}
+
+		@Override
+		public Map<String, Map<MetricName, ? extends Metric>> metrics() {
+			return Map.of();
+		}
+
+		@Override
+		public void start() {
+		}
+
+		@Override
+		public void stop() {
+		}
+
+		@Override
+		public boolean isRunning() {
+			return true;
+		}
+
+		@Override
+		public boolean isPartitionPauseRequested(TopicPartition partition) {
+			return false;
+		}
+
 	}
 
 	private static IdempotencyInProgressException inProgress(Duration retryAfter) {
