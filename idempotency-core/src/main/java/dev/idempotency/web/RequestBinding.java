@@ -53,6 +53,13 @@ public interface RequestBinding {
 		 */
 		String key();
 
+		/**
+		 * Return the method, path and parameters of the request, which a handler without
+		 * a payload expression fingerprints with its body.
+		 * @return the request's payload
+		 */
+		RequestPayload payload();
+
 	}
 
 }

@@ -1,7 +1,11 @@
 package dev.idempotency.web.servlet;
 
 import java.security.Principal;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -11,6 +15,7 @@ import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.web.IdempotencyProblems;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestKeys;
+import dev.idempotency.web.RequestPayload;
 
 import org.springframework.util.Assert;
 import org.springframework.web.context.request.RequestAttributes;
@@ -20,7 +25,8 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 /**
  * {@link RequestBinding} of Spring MVC: the request that the {@code DispatcherServlet}
  * exposes on the current thread through {@link RequestContextHolder}, its principal from
- * {@link HttpServletRequest#getUserPrincipal()}.
+ * {@link HttpServletRequest#getUserPrincipal()}, its parameters from
+ * {@link HttpServletRequest#getParameterMap()}.
  */
 public class ServletRequestBinding implements RequestBinding {
 
@@ -47,7 +53,15 @@ public class ServletRequestBinding implements RequestBinding {
 		Principal principal = request.getUserPrincipal();
 		String key = this.keys.key(operation, Collections.list(request.getHeaders(this.keys.header())),
 				(principal != null) ? principal.getName() : null);
-		return new ServletBoundRequest(key, new ServletResponse(servlet.getResponse()));
+		return new ServletBoundRequest(key, payload(request), new ServletResponse(servlet.getResponse()));
+	}
+
+	// The container's parameters: the query string's and the form's, a multipart form's
+	// text fields included
+	private static RequestPayload payload(HttpServletRequest request) {
+		Map<String, List<String>> parameters = new LinkedHashMap<>();
+		request.getParameterMap().forEach((name, values) -> parameters.put(name, Arrays.asList(values)));
+		return new RequestPayload(request.getMethod(), request.getRequestURI(), parameters);
 	}
 
 	@Override
@@ -68,7 +82,8 @@ public class ServletRequestBinding implements RequestBinding {
 
 	}
 
-	private record ServletBoundRequest(String key, ServletResponse response) implements BoundRequest {
+	private record ServletBoundRequest(String key, RequestPayload payload,
+			ServletResponse response) implements BoundRequest {
 
 		@Override
 		public void replayed() {
