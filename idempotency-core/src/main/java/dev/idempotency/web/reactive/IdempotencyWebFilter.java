@@ -86,7 +86,9 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 	// The form is read here, before the handler, as its fingerprint needs it; the
 	// exchange keeps it for the handler (@ModelAttribute, @RequestPart, getFormData())
 	private static Mono<MultiValueMap<String, String>> parameters(ServerWebExchange exchange) {
-		MultiValueMap<String, String> parameters = new LinkedMultiValueMap<>(exchange.getRequest().getQueryParams());
+		// Lists of its own: a form field may add to a query parameter's
+		MultiValueMap<String, String> parameters = new LinkedMultiValueMap<>();
+		parameters.addAll(exchange.getRequest().getQueryParams());
 		MediaType type = exchange.getRequest().getHeaders().getContentType();
 		if (type == null) {
 			return Mono.just(parameters);
