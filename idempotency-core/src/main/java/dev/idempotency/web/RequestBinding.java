@@ -48,7 +48,7 @@ public interface RequestBinding {
 	interface BoundRequest extends Response {
 
 		/**
-		 * Return the idempotency key of the request, scoped to its principal.
+		 * Return the idempotency key of the request, in the scope of its caller.
 		 * @return the key as the operation stores it
 		 */
 		String key();

@@ -1,6 +1,5 @@
 package dev.idempotency.web.reactive;
 
-import java.security.Principal;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -31,9 +30,10 @@ import org.springframework.web.server.WebFilterChain;
  * signal that completes the body), and puts it in the chain's Reactor context. For a
  * request with the key header it first resolves what the key and the fingerprint need,
  * since WebFlux offers them only asynchronously, and keeps them on the exchange: with
- * {@link KeyScope#PRINCIPAL} the principal's name, and the request's parameters, reading
- * an {@code application/x-www-form-urlencoded} or {@code multipart/form-data} body
- * through {@link ServerWebExchange#getFormData()} or
+ * {@link KeyScope#PRINCIPAL} the scope of its key from a {@link ReactiveKeyScopeResolver}
+ * (by default the principal's name, as every other filter leaves it), and the request's
+ * parameters, reading an {@code application/x-www-form-urlencoded} or
+ * {@code multipart/form-data} body through {@link ServerWebExchange#getFormData()} or
  * {@link ServerWebExchange#getMultipartData()}, which keep the form for the handler (read
  * it from there, with {@code @ModelAttribute} or {@code @RequestPart}, not as a
  * {@code @RequestBody}). It runs last of the web filters so that it sees the principal
@@ -47,13 +47,29 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
 	private final RequestKeys keys;
 
+	private final ReactiveKeyScopeResolver scopes;
+
 	/**
-	 * Create a filter for requests whose keys are derived as the given keys say.
+	 * Create a filter for requests whose keys are derived as the given keys say, scoped
+	 * by principal.
 	 * @param keys the key header and scope
 	 */
 	public IdempotencyWebFilter(RequestKeys keys) {
+		this(keys, ReactiveKeyScopeResolver.principal());
+	}
+
+	/**
+	 * Create a filter for requests whose keys are derived as the given keys say, in the
+	 * scopes that a resolver gives requests.
+	 * @param keys the key header and scope
+	 * @param scopes the resolver of the scope of each request, unused when
+	 * {@link KeyScope#NONE} turns scoping off
+	 */
+	public IdempotencyWebFilter(RequestKeys keys, ReactiveKeyScopeResolver scopes) {
 		Assert.notNull(keys, "'keys' must not be null");
+		Assert.notNull(scopes, "'scopes' must not be null");
 		this.keys = keys;
+		this.scopes = scopes;
 	}
 
 	@Override
@@ -69,18 +85,18 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 		if (!exchange.getRequest().getHeaders().containsHeader(this.keys.header())) {
 			return rest;
 		}
-		return Mono.zip(principal(exchange), parameters(exchange)).flatMap((resolved) -> {
+		return Mono.zip(scope(exchange), parameters(exchange)).flatMap((resolved) -> {
 			bound.getAttributes()
 				.put(RESOLVED_ATTRIBUTE, new ResolvedRequest(resolved.getT1().orElse(null), resolved.getT2()));
 			return rest;
 		});
 	}
 
-	private Mono<Optional<String>> principal(ServerWebExchange exchange) {
+	private Mono<Optional<String>> scope(ServerWebExchange exchange) {
 		if (this.keys.scope() == KeyScope.NONE) {
 			return Mono.just(Optional.empty());
 		}
-		return exchange.getPrincipal().map(Principal::getName).map(Optional::of).defaultIfEmpty(Optional.empty());
+		return Mono.defer(() -> this.scopes.resolveScope(exchange)).map(Optional::of).defaultIfEmpty(Optional.empty());
 	}
 
 	// The form is read here, before the handler, as its fingerprint needs it; the
@@ -111,15 +127,14 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 	}
 
 	/**
-	 * Return the principal and the parameters of an exchange, as this filter resolved
-	 * them.
+	 * Return the scope and the parameters of an exchange, as this filter resolved them.
 	 * @param exchange the exchange
-	 * @return the principal and parameters
+	 * @return the scope and parameters
 	 * @throws IllegalStateException if the filter did not resolve them
 	 */
 	static ResolvedRequest resolved(ServerWebExchange exchange) {
 		ResolvedRequest resolved = exchange.getAttribute(RESOLVED_ATTRIBUTE);
-		Assert.state(resolved != null, "The principal and parameters of the request were not resolved: is "
+		Assert.state(resolved != null, "The scope and parameters of the request were not resolved: is "
 				+ IdempotencyWebFilter.class.getSimpleName() + " registered as a WebFilter?");
 		return resolved;
 	}
@@ -127,11 +142,11 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 	/**
 	 * What the filter resolves of a request with the key header before its handler runs.
 	 *
-	 * @param principal the name of the principal, or {@code null} for an anonymous
-	 * request or when keys are not scoped
+	 * @param scope the scope of the key, or {@code null} for a request without one or
+	 * when keys are not scoped
 	 * @param parameters the query and form parameters
 	 */
-	record ResolvedRequest(@Nullable String principal, MultiValueMap<String, String> parameters) {
+	record ResolvedRequest(@Nullable String scope, MultiValueMap<String, String> parameters) {
 
 		static final ResolvedRequest NOTHING = new ResolvedRequest(null,
 				CollectionUtils.unmodifiableMultiValueMap(new LinkedMultiValueMap<>()));

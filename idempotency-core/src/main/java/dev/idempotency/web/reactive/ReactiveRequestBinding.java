@@ -18,8 +18,9 @@ import org.springframework.web.server.ServerWebExchange;
 
 /**
  * {@link RequestBinding} of Spring WebFlux: the exchange that
- * {@link IdempotencyWebFilter} holds on the thread calling the handler, its principal as
- * the filter resolved it, its parameters, the form's included, as the filter read them.
+ * {@link IdempotencyWebFilter} holds on the thread calling the handler, the scope of its
+ * key as the filter resolved it, its parameters, the form's included, as the filter read
+ * them.
  */
 public class ReactiveRequestBinding implements RequestBinding {
 
@@ -51,7 +52,7 @@ public class ReactiveRequestBinding implements RequestBinding {
 		// The filter resolves nothing for a request without the key header, whose key
 		// fails
 		ResolvedRequest resolved = values.isEmpty() ? ResolvedRequest.NOTHING : IdempotencyWebFilter.resolved(exchange);
-		String key = this.keys.key(operation, values, resolved.principal());
+		String key = this.keys.key(operation, values, resolved.scope());
 		RequestPayload payload = new RequestPayload(request.getMethod().name(), request.getPath().value(),
 				resolved.parameters());
 		return new ExchangeBoundRequest(key, payload, new ExchangeResponse(exchange.getResponse()));

@@ -1,6 +1,5 @@
 package dev.idempotency.web.servlet;
 
-import java.security.Principal;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -13,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.web.IdempotencyProblems;
+import dev.idempotency.web.KeyScope;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestKeys;
 import dev.idempotency.web.RequestPayload;
@@ -24,21 +24,36 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * {@link RequestBinding} of Spring MVC: the request that the {@code DispatcherServlet}
- * exposes on the current thread through {@link RequestContextHolder}, its principal from
- * {@link HttpServletRequest#getUserPrincipal()}, its parameters from
+ * exposes on the current thread through {@link RequestContextHolder}, the scope of its
+ * key from a {@link ServletKeyScopeResolver}, its parameters from
  * {@link HttpServletRequest#getParameterMap()}.
  */
 public class ServletRequestBinding implements RequestBinding {
 
 	private final RequestKeys keys;
 
+	private final ServletKeyScopeResolver scopes;
+
 	/**
-	 * Create a binding that derives keys as the given keys say.
+	 * Create a binding that derives keys as the given keys say, scoped by principal.
 	 * @param keys the key header and scope
 	 */
 	public ServletRequestBinding(RequestKeys keys) {
+		this(keys, ServletKeyScopeResolver.principal());
+	}
+
+	/**
+	 * Create a binding that derives keys as the given keys say, in the scopes that a
+	 * resolver gives requests.
+	 * @param keys the key header and scope
+	 * @param scopes the resolver of the scope of each request, unused when
+	 * {@link KeyScope#NONE} turns scoping off
+	 */
+	public ServletRequestBinding(RequestKeys keys, ServletKeyScopeResolver scopes) {
 		Assert.notNull(keys, "'keys' must not be null");
+		Assert.notNull(scopes, "'scopes' must not be null");
 		this.keys = keys;
+		this.scopes = scopes;
 	}
 
 	@Override
@@ -50,9 +65,8 @@ public class ServletRequestBinding implements RequestBinding {
 					+ "call it through Spring MVC, or give @Idempotent a key expression; the method was not called");
 		}
 		HttpServletRequest request = servlet.getRequest();
-		Principal principal = request.getUserPrincipal();
-		String key = this.keys.key(operation, Collections.list(request.getHeaders(this.keys.header())),
-				(principal != null) ? principal.getName() : null);
+		String scope = (this.keys.scope() != KeyScope.NONE) ? this.scopes.resolveScope(request) : null;
+		String key = this.keys.key(operation, Collections.list(request.getHeaders(this.keys.header())), scope);
 		return new ServletBoundRequest(key, payload(request), new ServletResponse(servlet.getResponse()));
 	}
 
