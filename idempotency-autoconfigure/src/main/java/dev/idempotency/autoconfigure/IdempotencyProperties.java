@@ -473,8 +473,10 @@ public class IdempotencyProperties implements Validator {
 		private String keyHeader = IdempotencyProblems.KEY_HEADER;
 
 		/**
-		 * Whose requests share idempotency keys: each authenticated principal its own
-		 * (the principal's name is part of the stored key), or every client the same.
+		 * Whose requests share idempotency keys: 'principal' scopes them, by default to
+		 * each authenticated principal (the principal's name is part of the stored key;
+		 * anonymous requests share one scope), or as the application's key scope resolver
+		 * bean says; 'none' shares them between all callers.
 		 */
 		private KeyScope scope = KeyScope.PRINCIPAL;
 

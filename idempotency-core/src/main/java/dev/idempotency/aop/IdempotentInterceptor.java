@@ -20,6 +20,7 @@ import dev.idempotency.engine.Invocation;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestBinding.BoundRequest;
 import dev.idempotency.web.RequestBinding.Response;
+import dev.idempotency.web.RequestPayload;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.BeanResolver;
@@ -71,7 +72,6 @@ final class IdempotentInterceptor implements MethodInterceptor {
 			return invokeAsync(operation, target, invocation);
 		}
 		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
-		Fingerprint fingerprint = fingerprint(operation, context);
 		@Nullable Object key;
 		try {
 			key = keyOf(operation, context);
@@ -79,6 +79,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		catch (IdempotencyKeyException ex) {
 			throw refused(operation, ex);
 		}
+		Fingerprint fingerprint = fingerprint(operation, context, key);
 		if (key instanceof BoundRequest request) {
 			return this.engine.obtain()
 				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
@@ -98,8 +99,8 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		try {
 			EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(),
 					this.beanResolver);
-			fingerprint = fingerprint(operation, context);
 			key = keyOf(operation, context);
+			fingerprint = fingerprint(operation, context, key);
 			response = (key instanceof BoundRequest request) ? request : handlerResponse(operation);
 		}
 		catch (IdempotencyException ex) {
@@ -130,9 +131,19 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		return ex;
 	}
 
-	// Computed by the engine, which counts a failure like any refused call
-	private @Nullable Fingerprint fingerprint(IdempotentOperation operation, EvaluationContext context) {
+	// Computed by the engine, which counts a failure like any refused call. The request's
+	// method, path and parameters are taken now, while it is bound to the thread.
+	private @Nullable Fingerprint fingerprint(IdempotentOperation operation, EvaluationContext context,
+			@Nullable Object key) {
 		Expression payload = operation.payload();
+		if (operation.requestPayload() && key instanceof BoundRequest request) {
+			RequestPayload whole = request.payload();
+			return () -> this.fingerprinter.obtain()
+				.fingerprint((payload != null)
+						? whole
+							.withBody(evaluate(operation, "payload", operation.payloadExpression(), payload, context))
+						: whole.withoutBody());
+		}
 		if (payload == null) {
 			return null;
 		}

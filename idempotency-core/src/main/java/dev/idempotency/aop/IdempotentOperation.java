@@ -28,10 +28,13 @@ import org.springframework.expression.Expression;
  * @param resultKind how the method delivers its value
  * @param requestHandler whether the method handles requests (a {@code @RequestMapping}
  * method of a controller), whose replays mark their response
+ * @param requestPayload whether the payload is the whole request (method, path,
+ * parameters, and the request body that {@code payload} then evaluates): a handler that
+ * takes its key from the request and has no payload expression of its own
  */
 public record IdempotentOperation(Method method, Class<?> targetClass, String keyExpression,
 		@Nullable String payloadExpression, Operation operation, @Nullable Expression key, @Nullable Expression payload,
-		Map<String, Integer> argumentIndexes, ResultKind resultKind, boolean requestHandler) {
+		Map<String, Integer> argumentIndexes, ResultKind resultKind, boolean requestHandler, boolean requestPayload) {
 
 	/**
 	 * Return the operation name.

@@ -182,8 +182,9 @@ public class IdempotentOperationSource {
 				(keyFromRequest ? "the request's idempotency key header" : "key expression '" + annotation.key() + "'")
 						+ " of " + ExpressionParsing.describe(specific),
 				annotation, specific);
+		boolean requestPayload = keyFromRequest && !StringUtils.hasText(annotation.payload());
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
-				operation, key, payload, indexes, result.kind(), handler);
+				operation, key, payload, indexes, result.kind(), handler, requestPayload);
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
 		if (clash != null && !clash.method().equals(specific)) {
 			throw new IllegalStateException("@Idempotent name '" + name + "' is used by both "

@@ -6,14 +6,17 @@ package dev.idempotency.web;
 public enum KeyScope {
 
 	/**
-	 * Each authenticated principal has keys of its own, and unauthenticated requests
-	 * share theirs: the same key sent by two clients is two requests, so one client can
-	 * never replay or block another's.
+	 * Keys are scoped: by default each authenticated principal has keys of its own, and
+	 * unauthenticated requests share theirs, so the same key sent by two authenticated
+	 * clients is two requests and one can never replay or block the other's. An
+	 * application's {@code ServletKeyScopeResolver} or {@code ReactiveKeyScopeResolver}
+	 * bean scopes them otherwise (by API key, tenant, client certificate).
 	 */
 	PRINCIPAL,
 
 	/**
-	 * Every client shares the keys: the same key from any caller is the same request.
+	 * Every client shares the keys: the same key from any caller is the same request. No
+	 * scope resolver is called.
 	 */
 	NONE
 

@@ -48,10 +48,17 @@ public interface RequestBinding {
 	interface BoundRequest extends Response {
 
 		/**
-		 * Return the idempotency key of the request, scoped to its principal.
+		 * Return the idempotency key of the request, in the scope of its caller.
 		 * @return the key as the operation stores it
 		 */
 		String key();
+
+		/**
+		 * Return the method, path and parameters of the request, which a handler without
+		 * a payload expression fingerprints with its body.
+		 * @return the request's payload
+		 */
+		RequestPayload payload();
 
 	}
 

@@ -9,14 +9,15 @@ import dev.idempotency.IdempotencyKeyException;
 import org.springframework.util.Assert;
 
 /**
- * Derives the stored key of an idempotent request from its key header and its principal.
+ * Derives the stored key of an idempotent request from its key header and its scope.
  * <p>
  * The header holds an RFC 8941 sf-string ({@code "8e03978e-40d5"}), whose quotes are
  * removed and whose escapes ({@code \"} and {@code \\}) are undone, or a bare value,
  * taken as it is. With {@link KeyScope#PRINCIPAL} the stored key is
- * {@code <length of the name>:<principal name>:<key>} for an authenticated request and
- * {@code -:<key>} for an anonymous one: neither can be written as the other, so no header
- * can reach another principal's records. With {@link KeyScope#NONE} it is the key alone.
+ * {@code <length of the scope>:<scope>:<key>} for a request with a scope (by default the
+ * name of its authenticated principal) and {@code -:<key>} for one without (an anonymous
+ * one): neither can be written as the other, so no header can reach another scope's
+ * records. With {@link KeyScope#NONE} it is the key alone.
  */
 public final class RequestKeys {
 
@@ -56,12 +57,14 @@ public final class RequestKeys {
 	 * Derive the stored key of a request.
 	 * @param operation the name of the operation, for error messages
 	 * @param values the values of the key header in the request, possibly none
-	 * @param principal the name of the request's authenticated principal, or {@code null}
+	 * @param scope the scope of the request's key (by default the name of its
+	 * authenticated principal), or {@code null} for a request without one; ignored with
+	 * {@link KeyScope#NONE}
 	 * @return the key to store the operation's record under
 	 * @throws IdempotencyKeyException if the header is missing, repeated, blank, or an
 	 * sf-string that is not valid
 	 */
-	public String key(String operation, @Nullable List<String> values, @Nullable String principal) {
+	public String key(String operation, @Nullable List<String> values, @Nullable String scope) {
 		if (values == null || values.isEmpty()) {
 			throw invalid(operation, "has no " + this.header + " header");
 		}
@@ -75,7 +78,7 @@ public final class RequestKeys {
 		if (this.scope == KeyScope.NONE) {
 			return key;
 		}
-		return (principal != null) ? principal.length() + ":" + principal + ":" + key : "-:" + key;
+		return (scope != null) ? scope.length() + ":" + scope + ":" + key : "-:" + key;
 	}
 
 	// RFC 8941 section 4.2.5: printable ASCII between the quotes, where only \" and \\

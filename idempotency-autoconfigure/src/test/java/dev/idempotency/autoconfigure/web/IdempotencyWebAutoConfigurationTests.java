@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure.web;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
@@ -9,7 +10,9 @@ import dev.idempotency.autoconfigure.web.servlet.IdempotencyWebMvcAutoConfigurat
 import dev.idempotency.web.IdempotencyProblemAdvice;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.reactive.IdempotencyWebFilter;
+import dev.idempotency.web.reactive.ReactiveKeyScopeResolver;
 import dev.idempotency.web.reactive.ReactiveRequestBinding;
+import dev.idempotency.web.servlet.ServletKeyScopeResolver;
 import dev.idempotency.web.servlet.ServletRequestBinding;
 
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -54,6 +57,18 @@ class IdempotencyWebAutoConfigurationTests {
 				.hasSingleBean(IdempotencyProblemAdvice.class)
 				.doesNotHaveBean(ServletRequestBinding.class);
 		});
+	}
+
+	@Test
+	void keysAreScopedByPrincipalUnlessTheApplicationDefinesAResolver() {
+		this.servlet.run((context) -> assertThat(context).hasSingleBean(ServletKeyScopeResolver.class));
+		this.reactive.run((context) -> assertThat(context).hasSingleBean(ReactiveKeyScopeResolver.class));
+		ServletKeyScopeResolver servletScopes = (request) -> request.getHeader("X-Api-Key");
+		this.servlet.withBean(ServletKeyScopeResolver.class, () -> servletScopes)
+			.run((context) -> assertThat(context.getBean(ServletKeyScopeResolver.class)).isSameAs(servletScopes));
+		ReactiveKeyScopeResolver reactiveScopes = (exchange) -> Mono.just("tenant");
+		this.reactive.withBean(ReactiveKeyScopeResolver.class, () -> reactiveScopes)
+			.run((context) -> assertThat(context.getBean(ReactiveKeyScopeResolver.class)).isSameAs(reactiveScopes));
 	}
 
 	@Test

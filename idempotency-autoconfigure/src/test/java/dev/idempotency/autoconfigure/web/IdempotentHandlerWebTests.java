@@ -300,6 +300,19 @@ abstract class IdempotentHandlerWebTests {
 	}
 
 	@Test
+	void anonymousCallersShareOneKeySpace() throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post("/payments", key, null, "{\"account\":\"acc-z\",\"amount\":10}");
+		HttpResponse<byte[]> other = HttpClient.newHttpClient()
+			.send(request("/payments", key, null, "{\"account\":\"acc-z\",\"amount\":10}"),
+					HttpResponse.BodyHandlers.ofByteArray());
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(other.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(other.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions(key)).isEqualTo(1);
+	}
+
+	@Test
 	void stoppedStoreIsServiceUnavailable() throws Exception {
 		redis().stop();
 		try {

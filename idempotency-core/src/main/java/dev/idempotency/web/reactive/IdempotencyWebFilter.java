@@ -1,6 +1,6 @@
 package dev.idempotency.web.reactive;
 
-import java.security.Principal;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -9,7 +9,12 @@ import dev.idempotency.web.KeyScope;
 import dev.idempotency.web.RequestKeys;
 
 import org.springframework.core.Ordered;
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.multipart.FormFieldPart;
 import org.springframework.util.Assert;
+import org.springframework.util.CollectionUtils;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -23,26 +28,48 @@ import org.springframework.web.server.WebFilterChain;
  * the chain, and while the request body, form data, multipart data, principal and session
  * deliver each of their signals (a handler with a {@code @RequestBody} is called from the
  * signal that completes the body), and puts it in the chain's Reactor context. For a
- * request with the key header, with {@link KeyScope#PRINCIPAL}, it resolves the principal
- * first, as {@link ServerWebExchange#getPrincipal()} is asynchronous, and keeps its name
- * on the exchange. It runs last of the web filters so that it sees the principal every
- * other filter sets. A handler called on another scheduler (such as WebFlux's blocking
- * execution) cannot see the exchange, and its call fails with an
+ * request with the key header it first resolves what the key and the fingerprint need,
+ * since WebFlux offers them only asynchronously, and keeps them on the exchange: with
+ * {@link KeyScope#PRINCIPAL} the scope of its key from a {@link ReactiveKeyScopeResolver}
+ * (by default the principal's name, as every other filter leaves it), and the request's
+ * parameters, reading an {@code application/x-www-form-urlencoded} or
+ * {@code multipart/form-data} body through {@link ServerWebExchange#getFormData()} or
+ * {@link ServerWebExchange#getMultipartData()}, which keep the form for the handler (read
+ * it from there, with {@code @ModelAttribute} or {@code @RequestPart}, not as a
+ * {@code @RequestBody}). It runs last of the web filters so that it sees the principal
+ * every other filter sets. A handler called on another scheduler (such as WebFlux's
+ * blocking execution) cannot see the exchange, and its call fails with an
  * {@link dev.idempotency.IdempotencyKeyException} saying so.
  */
 public class IdempotencyWebFilter implements WebFilter, Ordered {
 
-	private static final String PRINCIPAL_ATTRIBUTE = IdempotencyWebFilter.class.getName() + ".principal";
+	private static final String RESOLVED_ATTRIBUTE = IdempotencyWebFilter.class.getName() + ".resolved";
 
 	private final RequestKeys keys;
 
+	private final ReactiveKeyScopeResolver scopes;
+
 	/**
-	 * Create a filter for requests whose keys are derived as the given keys say.
+	 * Create a filter for requests whose keys are derived as the given keys say, scoped
+	 * by principal.
 	 * @param keys the key header and scope
 	 */
 	public IdempotencyWebFilter(RequestKeys keys) {
+		this(keys, ReactiveKeyScopeResolver.principal());
+	}
+
+	/**
+	 * Create a filter for requests whose keys are derived as the given keys say, in the
+	 * scopes that a resolver gives requests.
+	 * @param keys the key header and scope
+	 * @param scopes the resolver of the scope of each request, unused when
+	 * {@link KeyScope#NONE} turns scoping off
+	 */
+	public IdempotencyWebFilter(RequestKeys keys, ReactiveKeyScopeResolver scopes) {
 		Assert.notNull(keys, "'keys' must not be null");
+		Assert.notNull(scopes, "'scopes' must not be null");
 		this.keys = keys;
+		this.scopes = scopes;
 	}
 
 	@Override
@@ -55,34 +82,74 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 		BoundExchange bound = new BoundExchange(exchange);
 		Mono<Void> rest = new BoundExchange.BoundMono<>(Mono.defer(() -> chain.filter(bound))
 			.contextWrite((context) -> context.put(ExchangeHolder.CONTEXT_KEY, bound)), bound);
-		if (this.keys.scope() == KeyScope.NONE
-				|| !exchange.getRequest().getHeaders().containsHeader(this.keys.header())) {
+		if (!exchange.getRequest().getHeaders().containsHeader(this.keys.header())) {
 			return rest;
 		}
-		return exchange.getPrincipal()
-			.map(Principal::getName)
-			.map(ResolvedPrincipal::new)
-			.defaultIfEmpty(new ResolvedPrincipal(null))
-			.flatMap((principal) -> {
-				bound.getAttributes().put(PRINCIPAL_ATTRIBUTE, principal);
-				return rest;
+		return Mono.zip(scope(exchange), parameters(exchange)).flatMap((resolved) -> {
+			bound.getAttributes()
+				.put(RESOLVED_ATTRIBUTE, new ResolvedRequest(resolved.getT1().orElse(null), resolved.getT2()));
+			return rest;
+		});
+	}
+
+	private Mono<Optional<String>> scope(ServerWebExchange exchange) {
+		if (this.keys.scope() == KeyScope.NONE) {
+			return Mono.just(Optional.empty());
+		}
+		return Mono.defer(() -> this.scopes.resolveScope(exchange)).map(Optional::of).defaultIfEmpty(Optional.empty());
+	}
+
+	// The form is read here, before the handler, as its fingerprint needs it; the
+	// exchange keeps it for the handler (@ModelAttribute, @RequestPart, getFormData())
+	private static Mono<MultiValueMap<String, String>> parameters(ServerWebExchange exchange) {
+		// Lists of its own: a form field may add to a query parameter's
+		MultiValueMap<String, String> parameters = new LinkedMultiValueMap<>();
+		parameters.addAll(exchange.getRequest().getQueryParams());
+		MediaType type = exchange.getRequest().getHeaders().getContentType();
+		if (type == null) {
+			return Mono.just(parameters);
+		}
+		if (MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type)) {
+			return exchange.getFormData().map((form) -> {
+				form.forEach(parameters::addAll);
+				return parameters;
 			});
+		}
+		if (MediaType.MULTIPART_FORM_DATA.isCompatibleWith(type)) {
+			return exchange.getMultipartData().map((parts) -> {
+				parts.forEach((name, values) -> values.stream()
+					.filter(FormFieldPart.class::isInstance)
+					.forEach((field) -> parameters.add(name, ((FormFieldPart) field).value())));
+				return parameters;
+			});
+		}
+		return Mono.just(parameters);
 	}
 
 	/**
-	 * Return the name of the principal of an exchange, as this filter resolved it.
+	 * Return the scope and the parameters of an exchange, as this filter resolved them.
 	 * @param exchange the exchange
-	 * @return the name, or {@code null} for an anonymous request
-	 * @throws IllegalStateException if the filter did not resolve it
+	 * @return the scope and parameters
+	 * @throws IllegalStateException if the filter did not resolve them
 	 */
-	static @Nullable String principal(ServerWebExchange exchange) {
-		ResolvedPrincipal principal = exchange.getAttribute(PRINCIPAL_ATTRIBUTE);
-		Assert.state(principal != null, "The principal of the request was not resolved: is "
+	static ResolvedRequest resolved(ServerWebExchange exchange) {
+		ResolvedRequest resolved = exchange.getAttribute(RESOLVED_ATTRIBUTE);
+		Assert.state(resolved != null, "The scope and parameters of the request were not resolved: is "
 				+ IdempotencyWebFilter.class.getSimpleName() + " registered as a WebFilter?");
-		return principal.name();
+		return resolved;
 	}
 
-	private record ResolvedPrincipal(@Nullable String name) {
+	/**
+	 * What the filter resolves of a request with the key header before its handler runs.
+	 *
+	 * @param scope the scope of the key, or {@code null} for a request without one or
+	 * when keys are not scoped
+	 * @param parameters the query and form parameters
+	 */
+	record ResolvedRequest(@Nullable String scope, MultiValueMap<String, String> parameters) {
+
+		static final ResolvedRequest NOTHING = new ResolvedRequest(null,
+				CollectionUtils.unmodifiableMultiValueMap(new LinkedMultiValueMap<>()));
 
 	}
 

@@ -6,18 +6,21 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.web.IdempotencyProblems;
-import dev.idempotency.web.KeyScope;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestKeys;
+import dev.idempotency.web.RequestPayload;
+import dev.idempotency.web.reactive.IdempotencyWebFilter.ResolvedRequest;
 
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.util.Assert;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
  * {@link RequestBinding} of Spring WebFlux: the exchange that
- * {@link IdempotencyWebFilter} holds on the thread calling the handler, its principal as
- * the filter resolved it.
+ * {@link IdempotencyWebFilter} holds on the thread calling the handler, the scope of its
+ * key as the filter resolved it, its parameters, the form's included, as the filter read
+ * them.
  */
 public class ReactiveRequestBinding implements RequestBinding {
 
@@ -44,11 +47,15 @@ public class ReactiveRequestBinding implements RequestBinding {
 					+ "scheduler (such as WebFlux's blocking execution) cannot find it; give @Idempotent a key "
 					+ "expression there; the method was not called");
 		}
-		List<String> values = exchange.getRequest().getHeaders().getOrEmpty(this.keys.header());
-		String principal = (this.keys.scope() == KeyScope.PRINCIPAL && !values.isEmpty())
-				? IdempotencyWebFilter.principal(exchange) : null;
-		return new ExchangeBoundRequest(this.keys.key(operation, values, principal),
-				new ExchangeResponse(exchange.getResponse()));
+		ServerHttpRequest request = exchange.getRequest();
+		List<String> values = request.getHeaders().getOrEmpty(this.keys.header());
+		// The filter resolves nothing for a request without the key header, whose key
+		// fails
+		ResolvedRequest resolved = values.isEmpty() ? ResolvedRequest.NOTHING : IdempotencyWebFilter.resolved(exchange);
+		String key = this.keys.key(operation, values, resolved.scope());
+		RequestPayload payload = new RequestPayload(request.getMethod().name(), request.getPath().value(),
+				resolved.parameters());
+		return new ExchangeBoundRequest(key, payload, new ExchangeResponse(exchange.getResponse()));
 	}
 
 	@Override
@@ -66,7 +73,8 @@ public class ReactiveRequestBinding implements RequestBinding {
 
 	}
 
-	private record ExchangeBoundRequest(String key, ExchangeResponse response) implements BoundRequest {
+	private record ExchangeBoundRequest(String key, RequestPayload payload,
+			ExchangeResponse response) implements BoundRequest {
 
 		@Override
 		public void replayed() {

@@ -24,6 +24,7 @@ import dev.idempotency.web.RequestBinding.BoundRequest;
 import dev.idempotency.web.RequestKeys;
 
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.MediaType;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.web.server.ServerWebExchange;
@@ -169,6 +170,29 @@ class IdempotencyWebFilterTests {
 		finally {
 			loop.dispose();
 		}
+	}
+
+	@Test
+	void keyIsScopedAsTheResolverSaysAndPayloadHasTheQueryAndFormParameters() {
+		IdempotencyWebFilter byApiKey = new IdempotencyWebFilter(this.keys,
+				(exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Api-Key"))
+					.delayElement(Duration.ofMillis(5)));
+		MockServerWebExchange exchange = MockServerWebExchange
+			.from(MockServerHttpRequest.post("/accounts/1/charge?tag=b&tag=a")
+				.header("Idempotency-Key", "k-1")
+				.header("X-Api-Key", "api-7")
+				.contentType(MediaType.APPLICATION_FORM_URLENCODED)
+				.body("account=alice&tag=c"));
+		AtomicReference<BoundRequest> bound = new AtomicReference<>();
+		byApiKey.filter(withPrincipal(exchange, "alice"), (chained) -> {
+			bound.set(this.binding.bind("payments"));
+			return Mono.empty();
+		}).block(Duration.ofSeconds(10));
+		assertThat(bound.get().key()).isEqualTo("5:api-7:k-1");
+		assertThat(bound.get().payload().method()).isEqualTo("POST");
+		assertThat(bound.get().payload().path()).isEqualTo("/accounts/1/charge");
+		assertThat(bound.get().payload().parameters()).containsOnly(Map.entry("tag", List.of("b", "a", "c")),
+				Map.entry("account", List.of("alice")));
 	}
 
 	private BoundRequest run(ServerWebExchange exchange, WebFilterChain rest) {

@@ -1,5 +1,7 @@
 package dev.idempotency.web.servlet;
 
+import java.util.List;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -7,6 +9,7 @@ import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.web.KeyScope;
 import dev.idempotency.web.RequestBinding.BoundRequest;
 import dev.idempotency.web.RequestKeys;
+import dev.idempotency.web.RequestPayload;
 
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
@@ -15,6 +18,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.entry;
 
 class ServletRequestBindingTests {
 
@@ -47,6 +51,42 @@ class ServletRequestBindingTests {
 		this.request.addHeader("Idempotency-Key", "k-1");
 		bind();
 		assertThat(this.binding.bind("payments").key()).isEqualTo("-:k-1");
+	}
+
+	@Test
+	void keyIsScopedAsTheResolverSays() {
+		this.request.addHeader("Idempotency-Key", "k-1");
+		this.request.addHeader("X-Api-Key", "api-7");
+		this.request.setUserPrincipal(() -> "alice");
+		bind();
+		ServletRequestBinding byApiKey = new ServletRequestBinding(
+				new RequestKeys("Idempotency-Key", KeyScope.PRINCIPAL), (request) -> request.getHeader("X-Api-Key"));
+		assertThat(byApiKey.bind("payments").key()).isEqualTo("5:api-7:k-1");
+	}
+
+	@Test
+	void unscopedKeysDoNotAskTheResolver() {
+		this.request.addHeader("Idempotency-Key", "k-1");
+		bind();
+		ServletRequestBinding unscoped = new ServletRequestBinding(new RequestKeys("Idempotency-Key", KeyScope.NONE),
+				(request) -> {
+					throw new IllegalStateException("asked");
+				});
+		assertThat(unscoped.bind("payments").key()).isEqualTo("k-1");
+	}
+
+	@Test
+	void payloadIsTheMethodPathAndParameters() {
+		this.request.setRequestURI("/accounts/1%2F2/charge");
+		this.request.addParameter("tag", "b", "a");
+		this.request.addParameter("currency", "EUR");
+		this.request.addHeader("Idempotency-Key", "k-1");
+		bind();
+		RequestPayload payload = this.binding.bind("payments").payload();
+		assertThat(payload.method()).isEqualTo("POST");
+		assertThat(payload.path()).isEqualTo("/accounts/1%2F2/charge");
+		assertThat(payload.parameters()).containsOnly(entry("tag", List.of("b", "a")),
+				entry("currency", List.of("EUR")));
 	}
 
 	@Test

@@ -6,6 +6,7 @@ import dev.idempotency.web.IdempotencyProblemAdvice;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestKeys;
 import dev.idempotency.web.reactive.IdempotencyWebFilter;
+import dev.idempotency.web.reactive.ReactiveKeyScopeResolver;
 import dev.idempotency.web.reactive.ReactiveRequestBinding;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,8 +19,9 @@ import org.springframework.web.reactive.DispatcherHandler;
 
 /**
  * Auto-configuration of idempotent Spring WebFlux request handlers: the web filter that
- * makes the exchange visible to handler methods, the request binding that gives a handler
- * without a key expression the key of its request, and the advice that maps the
+ * makes the exchange visible to handler methods and resolves the scope of its key with
+ * the key scope resolver (by default its principal), the request binding that gives a
+ * handler without a key expression the key of its request, and the advice that maps the
  * idempotency exceptions to problem responses. Each backs off when the application
  * defines its own.
  */
@@ -31,8 +33,15 @@ public final class IdempotencyWebFluxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotencyWebFilter idempotencyWebFilter(IdempotencyProperties properties) {
-		return new IdempotencyWebFilter(keys(properties));
+	IdempotencyWebFilter idempotencyWebFilter(IdempotencyProperties properties,
+			ReactiveKeyScopeResolver keyScopeResolver) {
+		return new IdempotencyWebFilter(keys(properties), keyScopeResolver);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReactiveKeyScopeResolver idempotencyKeyScopeResolver() {
+		return ReactiveKeyScopeResolver.principal();
 	}
 
 	@Bean

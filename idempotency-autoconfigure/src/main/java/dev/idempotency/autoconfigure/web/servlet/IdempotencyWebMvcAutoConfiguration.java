@@ -5,6 +5,7 @@ import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.web.IdempotencyProblemAdvice;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestKeys;
+import dev.idempotency.web.servlet.ServletKeyScopeResolver;
 import dev.idempotency.web.servlet.ServletRequestBinding;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,9 +18,10 @@ import org.springframework.web.servlet.DispatcherServlet;
 
 /**
  * Auto-configuration of idempotent Spring MVC request handlers: the request binding that
- * gives a handler without a key expression the key of its request, and the advice that
- * maps the idempotency exceptions to problem responses. Both back off when the
- * application defines its own.
+ * gives a handler without a key expression the key of its request, in the scope that the
+ * key scope resolver gives it (by default its principal), and the advice that maps the
+ * idempotency exceptions to problem responses. Each backs off when the application
+ * defines its own.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
@@ -28,10 +30,18 @@ import org.springframework.web.servlet.DispatcherServlet;
 public final class IdempotencyWebMvcAutoConfiguration {
 
 	@Bean
+	@ConditionalOnMissingBean
+	ServletKeyScopeResolver idempotencyKeyScopeResolver() {
+		return ServletKeyScopeResolver.principal();
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(RequestBinding.class)
-	ServletRequestBinding idempotencyRequestBinding(IdempotencyProperties properties) {
+	ServletRequestBinding idempotencyRequestBinding(IdempotencyProperties properties,
+			ServletKeyScopeResolver keyScopeResolver) {
 		return new ServletRequestBinding(
-				new RequestKeys(properties.getHttp().getKeyHeader(), properties.getHttp().getScope()));
+				new RequestKeys(properties.getHttp().getKeyHeader(), properties.getHttp().getScope()),
+				keyScopeResolver);
 	}
 
 	@Bean
