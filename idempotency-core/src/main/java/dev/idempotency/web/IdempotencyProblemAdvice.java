@@ -118,7 +118,10 @@ public class IdempotencyProblemAdvice {
 	}
 
 	/**
-	 * Map a stored result that cannot be replayed to 500.
+	 * Map a stored result that cannot be replayed to 500, such as a response that
+	 * exceeded {@code idempotency.max-result-size} or could not be encoded. The detail
+	 * tells the client that the first request succeeded, so that it does not send it
+	 * again under a new key.
 	 * @param ex the exception
 	 * @return the problem response
 	 */
@@ -128,7 +131,8 @@ public class IdempotencyProblemAdvice {
 		return ResponseEntity.internalServerError()
 			.body(problem(HttpStatus.INTERNAL_SERVER_ERROR, IdempotencyProblems.UNREPLAYABLE_RESULT,
 					"Response cannot be replayed",
-					"The request was processed before, but its response cannot be replayed."));
+					"The first request with this idempotency key succeeded, but its response was not stored and "
+							+ "cannot be replayed. The request was not processed again."));
 	}
 
 	static long retryAfterSeconds(Duration left) {

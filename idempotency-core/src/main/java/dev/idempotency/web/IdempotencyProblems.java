@@ -40,8 +40,10 @@ public final class IdempotencyProblems {
 	public static final String OUTCOME_UNKNOWN = "https://idempotency.dev/problems/outcome-unknown";
 
 	/**
-	 * Type of a 500 response: the request was processed before but its stored response
-	 * cannot be replayed ({@link dev.idempotency.IdempotencyReplayException}).
+	 * Type of a 500 response: the first request with the key succeeded, but its stored
+	 * response cannot be replayed, such as one that exceeded
+	 * {@code idempotency.max-result-size}
+	 * ({@link dev.idempotency.IdempotencyReplayException}).
 	 */
 	public static final String UNREPLAYABLE_RESULT = "https://idempotency.dev/problems/unreplayable-result";
 

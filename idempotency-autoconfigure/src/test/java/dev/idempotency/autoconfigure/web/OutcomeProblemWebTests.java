@@ -75,6 +75,7 @@ abstract class OutcomeProblemWebTests {
 		registry.add("idempotency.store", () -> "redis");
 		registry.add("idempotency.key-prefix", () -> "idempotency-outcome-test:");
 		registry.add("idempotency.lock-timeout", () -> "2s");
+		registry.add("idempotency.max-result-size", () -> "512B");
 		registry.add("spring.data.redis.host", () -> TestRedis.get().host());
 		registry.add("spring.data.redis.port", () -> TestRedis.get().port());
 	}
@@ -107,6 +108,23 @@ abstract class OutcomeProblemWebTests {
 		HttpResponse<byte[]> response = post("/own-unrecorded", newKey());
 		assertThat(response.statusCode()).isEqualTo(418);
 		assertThat(new String(response.body())).isEqualTo("own outcome problem");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "/large", "/deferred-large" })
+	void retryOfARequestWhoseResponseExceededTheMaxResultSizeIsToldTheFirstOneSucceeded(String path) throws Exception {
+		String key = newKey();
+		HttpResponse<byte[]> first = post(path, key);
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(new String(first.body())).isEqualTo(Outcomes.large(key));
+		HttpResponse<byte[]> retry = post(path, key);
+		JsonNode problem = assertProblem(retry, IdempotencyProblems.UNREPLAYABLE_RESULT, 500);
+		assertThat(retry.headers().firstValue("Retry-After")).isEmpty();
+		assertThat(problem.get("detail").asString()).contains("first request")
+			.contains("succeeded")
+			.contains("cannot be replayed")
+			.doesNotContain(key);
+		assertThat(this.outcomes.executions(key)).isEqualTo(1);
 	}
 
 	private JsonNode assertProblem(HttpResponse<byte[]> response, String type, int status) throws IOException {
@@ -185,6 +203,27 @@ abstract class OutcomeProblemWebTests {
 				@RequestHeader("Idempotency-Key") String key) {
 			count(key);
 			return ResponseEntity.status(201).body("paid");
+		}
+
+		@PostMapping("/large")
+		@Idempotent(name = "outcome.large")
+		ResponseEntity<String> large(@RequestBody PayRequest request, @RequestHeader("Idempotency-Key") String key) {
+			count(key);
+			return ResponseEntity.status(201).body(large(key));
+		}
+
+		@PostMapping("/deferred-large")
+		@Idempotent(name = "outcome.deferred-large")
+		Mono<ResponseEntity<String>> deferredLarge(@RequestBody PayRequest request,
+				@RequestHeader("Idempotency-Key") String key) {
+			return Mono.fromSupplier(() -> {
+				count(key);
+				return ResponseEntity.status(201).body(large(key));
+			});
+		}
+
+		static String large(String key) {
+			return key + ":" + "x".repeat(2048);
 		}
 
 		private void count(String key) {
