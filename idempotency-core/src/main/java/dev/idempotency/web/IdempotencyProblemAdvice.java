@@ -6,6 +6,7 @@ import java.time.Duration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.IdempotencyKeyReuseException;
@@ -26,7 +27,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * 9457 {@code application/problem+json} responses, each with a type from
  * {@link IdempotencyProblems}: an invalid key 400, a request in progress 409 with
  * {@code Retry-After}, a key reused with another body 422, the store unavailable 503, an
- * unreplayable result 500.
+ * outcome that could not be recorded 500, an unreplayable result 500.
  * <p>
  * Ordered last, so that an application's own {@code @ExceptionHandler} for one of these
  * exceptions, in a controller or in an advice of its own, wins. The details are fixed
@@ -84,7 +85,27 @@ public class IdempotencyProblemAdvice {
 	}
 
 	/**
-	 * Map an unavailable store to 503.
+	 * Map a request that was processed but whose outcome could not be recorded to 500,
+	 * without {@code Retry-After}: unlike an unavailable store, the request may have
+	 * taken effect, so a client must not be invited to send it again as if nothing
+	 * happened. The more specific type wins over {@link #storeUnavailable} in this
+	 * advice.
+	 * @param ex the exception
+	 * @return the problem response
+	 */
+	@ExceptionHandler
+	public ResponseEntity<ProblemDetail> outcomeUnknown(IdempotencyCompletionException ex) {
+		logger.error("Idempotent request ran, but its outcome could not be recorded: " + ex.getMessage());
+		return ResponseEntity.internalServerError()
+			.body(problem(HttpStatus.INTERNAL_SERVER_ERROR, IdempotencyProblems.OUTCOME_UNKNOWN, "Outcome unknown",
+					"The request was processed and may have taken effect, but its outcome could not be recorded. "
+							+ "A retry with the same idempotency key gets its response if the outcome was recorded "
+							+ "after all, and is refused while the request still counts as in progress; after that "
+							+ "it is processed again, so find out whether the request took effect before retrying."));
+	}
+
+	/**
+	 * Map an unavailable store to 503: the request was not processed.
 	 * @param ex the exception
 	 * @return the problem response
 	 */
@@ -97,7 +118,10 @@ public class IdempotencyProblemAdvice {
 	}
 
 	/**
-	 * Map a stored result that cannot be replayed to 500.
+	 * Map a stored result that cannot be replayed to 500, such as a response that
+	 * exceeded {@code idempotency.max-result-size} or could not be encoded. The detail
+	 * tells the client that the first request succeeded, so that it does not send it
+	 * again under a new key.
 	 * @param ex the exception
 	 * @return the problem response
 	 */
@@ -107,7 +131,8 @@ public class IdempotencyProblemAdvice {
 		return ResponseEntity.internalServerError()
 			.body(problem(HttpStatus.INTERNAL_SERVER_ERROR, IdempotencyProblems.UNREPLAYABLE_RESULT,
 					"Response cannot be replayed",
-					"The request was processed before, but its response cannot be replayed."));
+					"The first request with this idempotency key succeeded, but its response was not stored and "
+							+ "cannot be replayed. The request was not processed again."));
 	}
 
 	static long retryAfterSeconds(Duration left) {

@@ -28,13 +28,22 @@ public final class IdempotencyProblems {
 
 	/**
 	 * Type of a 503 response: the idempotency store is unavailable
-	 * ({@link dev.idempotency.IdempotencyStoreException}).
+	 * ({@link dev.idempotency.IdempotencyStoreException}); the request was not processed.
 	 */
 	public static final String STORE_UNAVAILABLE = "https://idempotency.dev/problems/store-unavailable";
 
 	/**
-	 * Type of a 500 response: the request was processed before but its stored response
-	 * cannot be replayed ({@link dev.idempotency.IdempotencyReplayException}).
+	 * Type of a 500 response without {@code Retry-After}: the request was processed, so
+	 * it may have taken effect, but its outcome could not be recorded
+	 * ({@link dev.idempotency.IdempotencyCompletionException}).
+	 */
+	public static final String OUTCOME_UNKNOWN = "https://idempotency.dev/problems/outcome-unknown";
+
+	/**
+	 * Type of a 500 response: the first request with the key succeeded, but its stored
+	 * response cannot be replayed, such as one that exceeded
+	 * {@code idempotency.max-result-size}
+	 * ({@link dev.idempotency.IdempotencyReplayException}).
 	 */
 	public static final String UNREPLAYABLE_RESULT = "https://idempotency.dev/problems/unreplayable-result";
 
