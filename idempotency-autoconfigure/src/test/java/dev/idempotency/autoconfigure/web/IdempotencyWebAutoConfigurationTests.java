@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.web.reactive.IdempotencyWebFluxAutoConfiguration;
 import dev.idempotency.autoconfigure.web.servlet.IdempotencyWebMvcAutoConfiguration;
@@ -21,10 +22,14 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.servlet.DispatcherServlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class IdempotencyWebAutoConfigurationTests {
 
@@ -120,6 +125,38 @@ class IdempotencyWebAutoConfigurationTests {
 	void emptyKeyHeaderPropertyFailsStartup() {
 		this.servlet.withPropertyValues("idempotency.http.key-header= ")
 			.run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("key-header"));
+	}
+
+	@Test
+	void maxKeyLengthPropertyBindsIntoTheServletBinding() {
+		this.servlet.withPropertyValues("idempotency.http.max-key-length=8").run((context) -> {
+			RequestBinding binding = context.getBean(RequestBinding.class);
+			assertThat(bindKey(binding, "12345678")).endsWith(":12345678");
+			assertThatExceptionOfType(IdempotencyKeyException.class).isThrownBy(() -> bindKey(binding, "123456789"))
+				.withMessageContaining("longer than the 8 allowed");
+		});
+	}
+
+	private static String bindKey(RequestBinding binding, String key) {
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/orders");
+		request.addHeader("Idempotency-Key", key);
+		RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(request));
+		try {
+			return binding.bind("orders").key();
+		}
+		finally {
+			RequestContextHolder.resetRequestAttributes();
+		}
+	}
+
+	@Test
+	void maxKeyLengthBelowOneFailsStartup() {
+		this.servlet.withPropertyValues("idempotency.http.max-key-length=0")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("idempotency.http.max-key-length must be at least 1"));
+		this.reactive.withPropertyValues("idempotency.http.max-key-length=0")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("idempotency.http.max-key-length must be at least 1"));
 	}
 
 	@Test
