@@ -21,8 +21,11 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatus;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -99,6 +102,27 @@ abstract class RequestRulesWebTests {
 		assertReplays(other, "\"" + other + "\"; p=\"x;y\";*q;r=?1");
 	}
 
+	@Test
+	void handlerMappedToSafeAndUnsafeMethodsProtectsOnlyTheUnsafeOnes() throws Exception {
+		for (String path : List.of("/rules/items/", "/rules/anything/")) {
+			String id = newKey();
+			List<String> key = List.of(IdempotencyProblems.KEY_HEADER + ": " + newKey());
+			RawHttp.Response post = RawHttp.send(this.port, "POST", path + id, key, "{}");
+			RawHttp.Response retry = RawHttp.send(this.port, "POST", path + id, key, "{}");
+			assertThat(post.status()).as(post.text()).isEqualTo(200);
+			assertThat(retry.header(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+			assertThat(retry.body()).isEqualTo(post.body());
+			assertThat(this.orders.executions(id)).isEqualTo(1);
+			for (int i = 2; i <= 3; i++) {
+				RawHttp.Response get = RawHttp.send(this.port, "GET", path + id, key, "");
+				assertThat(get.status()).as(get.text()).isEqualTo(200);
+				assertThat(get.header(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();
+				assertThat(get.body()).isNotEqualTo(post.body());
+				assertThat(this.orders.executions(id)).isEqualTo(i);
+			}
+		}
+	}
+
 	private void assertReplays(String firstKey, String retryKey) throws Exception {
 		RawHttp.Response first = order(List.of(IdempotencyProblems.KEY_HEADER + ": " + firstKey));
 		assertThat(first.status()).as(first.text()).isEqualTo(201);
@@ -146,6 +170,20 @@ abstract class RequestRulesWebTests {
 		Placed place(@RequestBody Order order) {
 			this.total.incrementAndGet();
 			return new Placed(UUID.randomUUID().toString(), order.item());
+		}
+
+		@RequestMapping(path = "/rules/items/{id}", method = { RequestMethod.GET, RequestMethod.POST })
+		@Idempotent(name = "rules.items")
+		Placed item(@PathVariable String id) {
+			count(id);
+			return new Placed(UUID.randomUUID().toString(), id);
+		}
+
+		@RequestMapping("/rules/anything/{id}")
+		@Idempotent(name = "rules.anything")
+		Placed anything(@PathVariable String id) {
+			count(id);
+			return new Placed(UUID.randomUUID().toString(), id);
 		}
 
 		int total() {
