@@ -12,6 +12,7 @@ import dev.idempotency.engine.StoreFailurePolicy;
 import dev.idempotency.messaging.InProgressBackOff;
 import dev.idempotency.web.IdempotencyProblems;
 import dev.idempotency.web.KeyScope;
+import dev.idempotency.web.RequestKeys;
 import dev.idempotency.web.ResponseEntityResultCodec;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -245,6 +246,10 @@ public class IdempotencyProperties implements Validator {
 		if (!StringUtils.hasText(properties.getHttp().getKeyHeader())) {
 			errors.rejectValue("http.keyHeader", "empty",
 					"idempotency.http.key-header must not be empty (such as 'Idempotency-Key')");
+		}
+		if (properties.getHttp().getMaxKeyLength() < 1) {
+			errors.rejectValue("http.maxKeyLength", "notPositive",
+					"idempotency.http.max-key-length must be at least 1 (such as 255)");
 		}
 		for (String name : properties.getHttp().getReplayedHeaders()) {
 			if (!isToken(name)) {
@@ -481,6 +486,13 @@ public class IdempotencyProperties implements Validator {
 		private KeyScope scope = KeyScope.PRINCIPAL;
 
 		/**
+		 * Longest idempotency key that a request may give in the key header, in
+		 * characters (after removing the quotes of an sf-string). A longer key is refused
+		 * as invalid.
+		 */
+		private int maxKeyLength = RequestKeys.DEFAULT_MAX_KEY_LENGTH;
+
+		/**
 		 * Names of the response headers that a replay of a returned ResponseEntity
 		 * carries, besides Content-Type, in any case. Other headers are neither stored
 		 * nor replayed; Set-Cookie and Set-Cookie2 never are, even when listed.
@@ -508,6 +520,14 @@ public class IdempotencyProperties implements Validator {
 
 		public void setScope(KeyScope scope) {
 			this.scope = scope;
+		}
+
+		public int getMaxKeyLength() {
+			return this.maxKeyLength;
+		}
+
+		public void setMaxKeyLength(int maxKeyLength) {
+			this.maxKeyLength = maxKeyLength;
 		}
 
 		public List<String> getReplayedHeaders() {

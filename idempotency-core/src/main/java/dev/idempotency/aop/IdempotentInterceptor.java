@@ -20,6 +20,7 @@ import dev.idempotency.engine.Invocation;
 import dev.idempotency.web.RequestBinding;
 import dev.idempotency.web.RequestBinding.BoundRequest;
 import dev.idempotency.web.RequestBinding.Response;
+import dev.idempotency.web.RequestHandlers;
 import dev.idempotency.web.RequestPayload;
 
 import org.springframework.aop.framework.AopProxyUtils;
@@ -65,7 +66,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		Method method = invocation.getMethod();
 		IdempotentOperation operation = (target != null)
 				? this.operations.getOperation(method, AopProxyUtils.ultimateTargetClass(target)) : null;
-		if (operation == null) {
+		if (operation == null || isSafeRequest(operation)) {
 			return invocation.proceed();
 		}
 		if (operation.resultKind() != ResultKind.VALUE) {
@@ -149,6 +150,17 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		}
 		return () -> this.fingerprinter.obtain()
 			.fingerprint(evaluate(operation, "payload", operation.payloadExpression(), payload, context));
+	}
+
+	// A request of a safe method (GET, HEAD, OPTIONS, TRACE) to a handler that serves
+	// unsafe ones too, which it handles without idempotency
+	private boolean isSafeRequest(IdempotentOperation operation) {
+		if (!operation.mapsSafeMethods()) {
+			return false;
+		}
+		RequestBinding binding = requestBinding();
+		String method = (binding != null) ? binding.currentMethod() : null;
+		return method != null && RequestHandlers.isSafe(method);
 	}
 
 	// The response of a request handler with a key of its own, so that its replays are

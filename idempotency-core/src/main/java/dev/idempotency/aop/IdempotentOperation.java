@@ -31,10 +31,13 @@ import org.springframework.expression.Expression;
  * @param requestPayload whether the payload is the whole request (method, path,
  * parameters, and the request body that {@code payload} then evaluates): a handler that
  * takes its key from the request and has no payload expression of its own
+ * @param mapsSafeMethods whether the method handles requests of safe methods (GET, HEAD,
+ * OPTIONS, TRACE) besides unsafe ones, and handles those without idempotency
  */
 public record IdempotentOperation(Method method, Class<?> targetClass, String keyExpression,
 		@Nullable String payloadExpression, Operation operation, @Nullable Expression key, @Nullable Expression payload,
-		Map<String, Integer> argumentIndexes, ResultKind resultKind, boolean requestHandler, boolean requestPayload) {
+		Map<String, Integer> argumentIndexes, ResultKind resultKind, boolean requestHandler, boolean requestPayload,
+		boolean mapsSafeMethods) {
 
 	/**
 	 * Return the operation name.

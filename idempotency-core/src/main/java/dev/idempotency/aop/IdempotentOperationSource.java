@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -171,6 +172,7 @@ public class IdempotentOperationSource {
 		Expression key = keyFromRequest ? null
 				: ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
 		boolean handler = keyFromRequest || RequestHandlers.isHandler(specific, userClass);
+		boolean mapsSafeMethods = handler && checkReplayableHandler(specific, userClass);
 		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload()
 				: handler ? requestBody(specific, keyFromRequest) : null;
 		Expression payload = (payloadText != null)
@@ -184,7 +186,7 @@ public class IdempotentOperationSource {
 				annotation, specific);
 		boolean requestPayload = keyFromRequest && !StringUtils.hasText(annotation.payload());
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
-				operation, key, payload, indexes, result.kind(), handler, requestPayload);
+				operation, key, payload, indexes, result.kind(), handler, requestPayload, mapsSafeMethods);
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
 		if (clash != null && !clash.method().equals(specific)) {
 			throw new IllegalStateException("@Idempotent name '" + name + "' is used by both "
@@ -211,6 +213,28 @@ public class IdempotentOperationSource {
 					+ " has no key: give it a key expression; only a request handler method (a @RequestMapping-family "
 					+ "method of a @Controller) may omit it, to take the key from the request's header");
 		}
+	}
+
+	// A handler whose response streams cannot be stored, and one that only serves safe
+	// methods has nothing to protect (and HEAD or GET requests would store and replay
+	// under keys meant for other resources). Returns whether the handler serves safe
+	// methods besides unsafe ones, which then run without idempotency.
+	private static boolean checkReplayableHandler(Method method, Class<?> userClass) {
+		Class<?> streaming = RequestHandlers.streamingType(ResolvableType.forMethodReturnType(method, userClass));
+		if (streaming != null) {
+			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+					+ " cannot replay its response: it returns a streaming type (" + streaming.getName()
+					+ "), whose content is written after the call returns and cannot be stored; return the "
+					+ "content itself (such as a ResponseEntity of a value), or remove @Idempotent");
+		}
+		Set<String> methods = RequestHandlers.mappedMethods(method, userClass);
+		long safe = methods.stream().filter(RequestHandlers::isSafe).count();
+		if (safe == methods.size()) {
+			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+					+ " has nothing to protect: it is mapped only to safe methods " + methods
+					+ ", which take no idempotency key; map it to POST, PUT, PATCH or DELETE, or remove @Idempotent");
+		}
+		return safe > 0;
 	}
 
 	// A handler's payload is its request body, as positional SpEL so that it needs no

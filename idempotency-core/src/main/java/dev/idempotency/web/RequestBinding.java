@@ -29,6 +29,17 @@ public interface RequestBinding {
 	@Nullable Response currentResponse();
 
 	/**
+	 * Return the method of the request being handled on the current thread, by which a
+	 * handler mapped to safe and unsafe methods tells a safe request, which it handles
+	 * without idempotency.
+	 * @return the method (such as {@code GET}), or {@code null} when no request is bound
+	 * to the thread
+	 */
+	default @Nullable String currentMethod() {
+		return null;
+	}
+
+	/**
 	 * The response to a request, kept for the whole call, even when the call replays
 	 * later on another thread.
 	 */

@@ -1,15 +1,27 @@
 package dev.idempotency.web;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.stream.BaseStream;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotatedMethod;
+import org.springframework.http.HttpEntity;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 
 /**
  * Tells request handler methods from other methods, for the operations whose key and
@@ -20,7 +32,31 @@ public final class RequestHandlers {
 	private static final boolean WEB_PRESENT = ClassUtils
 		.isPresent("org.springframework.web.bind.annotation.RequestMapping", RequestHandlers.class.getClassLoader());
 
+	private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+
+	// Written to the response while it streams, or a file the framework copies out:
+	// nothing that could be stored when the call returns
+	private static final String[] STREAMING_TYPES = {
+			"org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
+			"org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody",
+			"org.springframework.core.io.Resource", "org.reactivestreams.Publisher",
+			"java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow" };
+
+	private static final List<Class<?>> STREAMING_CLASSES = streamingClasses();
+
 	private RequestHandlers() {
+	}
+
+	private static List<Class<?>> streamingClasses() {
+		List<Class<?>> classes = new ArrayList<>();
+		classes.add(BaseStream.class);
+		ClassLoader classLoader = RequestHandlers.class.getClassLoader();
+		for (String name : STREAMING_TYPES) {
+			if (ClassUtils.isPresent(name, classLoader)) {
+				classes.add(ClassUtils.resolveClassName(name, classLoader));
+			}
+		}
+		return List.copyOf(classes);
 	}
 
 	/**
@@ -67,6 +103,71 @@ public final class RequestHandlers {
 			}
 		}
 		return -1;
+	}
+
+	/**
+	 * Return the request methods that a request handler is mapped to, those of its
+	 * {@code @RequestMapping} and of its class's, as Spring combines them.
+	 * @param method the handler method
+	 * @param targetClass the class of the bean it is called on
+	 * @return the names of the methods, every one when the mapping names none
+	 */
+	public static Set<String> mappedMethods(Method method, Class<?> targetClass) {
+		Set<RequestMethod> methods = EnumSet.noneOf(RequestMethod.class);
+		RequestMapping onType = AnnotatedElementUtils.findMergedAnnotation(targetClass, RequestMapping.class);
+		if (onType != null) {
+			methods.addAll(List.of(onType.method()));
+		}
+		RequestMapping onMethod = AnnotatedElementUtils.findMergedAnnotation(method, RequestMapping.class);
+		if (onMethod != null) {
+			methods.addAll(List.of(onMethod.method()));
+		}
+		Set<String> names = new LinkedHashSet<>();
+		(methods.isEmpty() ? EnumSet.allOf(RequestMethod.class) : methods).forEach((each) -> names.add(each.name()));
+		return names;
+	}
+
+	/**
+	 * Return whether a request method is safe (RFC 9110 section 9.2.1): GET, HEAD,
+	 * OPTIONS or TRACE, whose requests need no idempotency key.
+	 * @param method the name of the request method
+	 * @return whether it is safe
+	 */
+	public static boolean isSafe(String method) {
+		return SAFE_METHODS.contains(method);
+	}
+
+	/**
+	 * Return the streaming type that a request handler's response is, which cannot be
+	 * stored when the call returns and replayed: an {@code SseEmitter} or another
+	 * {@code ResponseBodyEmitter}, a {@code StreamingResponseBody}, a {@code Resource}, a
+	 * {@code Flux} or another type of many values or of a value that comes later, whether
+	 * returned as it is, as the body of a {@code ResponseEntity}, or in a {@code Mono} or
+	 * {@code CompletionStage}.
+	 * @param returnType the handler's return type
+	 * @return the streaming type, or {@code null} when the response can be stored
+	 */
+	public static @Nullable Class<?> streamingType(ResolvableType returnType) {
+		ResolvableType type = returnType;
+		if (type.toClass().getName().equals("reactor.core.publisher.Mono")) {
+			type = type.getGeneric(0);
+		}
+		else if (CompletionStage.class.isAssignableFrom(type.toClass())) {
+			type = type.as(CompletionStage.class).getGeneric(0);
+		}
+		if (HttpEntity.class.isAssignableFrom(type.toClass())) {
+			type = type.as(HttpEntity.class).getGeneric(0);
+		}
+		Class<?> raw = type.toClass();
+		if (raw == Object.class) {
+			return null;
+		}
+		for (Class<?> streaming : STREAMING_CLASSES) {
+			if (streaming.isAssignableFrom(raw)) {
+				return raw;
+			}
+		}
+		return (ReactiveAdapterRegistry.getSharedInstance().getAdapter(raw) != null) ? raw : null;
 	}
 
 }

@@ -38,6 +38,44 @@ class RequestKeysTests {
 	}
 
 	@ParameterizedTest
+	@ValueSource(strings = { "\"abc\";p=1", "\"abc\"; p=1;q", "\"abc\";p=\"x;, y\";*q=?1;r=:YWJj:;s=-1.5;t=tok/en" })
+	void parametersOfAnSfStringAreIgnored(String header) {
+		assertThat(this.unscoped.key("op", List.of(header), null)).isEqualTo("abc");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "\"abc\";", "\"abc\";P=1", "\"abc\";p=", "\"abc\";p=1 junk", "\"abc\";p=\"x",
+			"\"abc\",\"def\"" })
+	void sfStringWithParametersThatAreNotValidIsRejected(String header) {
+		assertThatExceptionOfType(IdempotencyKeyException.class)
+			.isThrownBy(() -> this.unscoped.key("payments", List.of(header), null))
+			.withMessageContaining("not an RFC 8941 string");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "hello world", "a, b", "a,b", "a\tb", "cl\u00e9", "a\u0001b", "a\u007fb", "a\nb" })
+	void bareValueWithWhitespaceACommaOrACharacterThatIsNotPrintableAsciiIsRejected(String header) {
+		assertThatExceptionOfType(IdempotencyKeyException.class)
+			.isThrownBy(() -> this.unscoped.key("payments", List.of(header), null))
+			.withMessageContaining("is not a valid key");
+	}
+
+	@Test
+	void keyIsAtMostTheLongestLengthAfterItsQuotesAreRemoved() {
+		RequestKeys keys = new RequestKeys("Idempotency-Key", KeyScope.NONE, 4);
+		assertThat(keys.key("op", List.of("abcd"), null)).isEqualTo("abcd");
+		assertThat(keys.key("op", List.of("\"a\\\"cd\";p=12345"), null)).isEqualTo("a\"cd");
+		for (String header : List.of("abcde", "\"abcde\"")) {
+			assertThatExceptionOfType(IdempotencyKeyException.class)
+				.isThrownBy(() -> keys.key("payments", List.of(header), null))
+				.withMessageContaining("has a key of 5 characters in its Idempotency-Key header, longer than the 4");
+		}
+		assertThat(this.unscoped.maxKeyLength()).isEqualTo(255);
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> new RequestKeys("Idempotency-Key", KeyScope.NONE, 0));
+	}
+
+	@ParameterizedTest
 	@ValueSource(strings = { "", "   ", "\"\"", "\"  \"" })
 	void blankKeyIsRejected(String header) {
 		assertThatExceptionOfType(IdempotencyKeyException.class)

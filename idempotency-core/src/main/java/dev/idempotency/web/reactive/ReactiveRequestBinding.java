@@ -64,6 +64,12 @@ public class ReactiveRequestBinding implements RequestBinding {
 		return (exchange != null) ? new ExchangeResponse(exchange.getResponse()) : null;
 	}
 
+	@Override
+	public @Nullable String currentMethod() {
+		ServerWebExchange exchange = ExchangeHolder.get();
+		return (exchange != null) ? exchange.getRequest().getMethod().name() : null;
+	}
+
 	private record ExchangeResponse(ServerHttpResponse response) implements Response {
 
 		@Override

@@ -85,6 +85,12 @@ public class ServletRequestBinding implements RequestBinding {
 				: null;
 	}
 
+	@Override
+	public @Nullable String currentMethod() {
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getRequest().getMethod() : null;
+	}
+
 	private record ServletResponse(@Nullable HttpServletResponse response) implements Response {
 
 		@Override

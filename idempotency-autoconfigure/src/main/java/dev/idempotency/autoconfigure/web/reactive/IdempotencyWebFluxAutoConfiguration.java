@@ -57,7 +57,8 @@ public final class IdempotencyWebFluxAutoConfiguration {
 	}
 
 	private static RequestKeys keys(IdempotencyProperties properties) {
-		return new RequestKeys(properties.getHttp().getKeyHeader(), properties.getHttp().getScope());
+		return new RequestKeys(properties.getHttp().getKeyHeader(), properties.getHttp().getScope(),
+				properties.getHttp().getMaxKeyLength());
 	}
 
 }

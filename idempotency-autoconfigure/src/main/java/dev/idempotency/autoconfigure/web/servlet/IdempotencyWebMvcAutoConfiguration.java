@@ -39,9 +39,9 @@ public final class IdempotencyWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean(RequestBinding.class)
 	ServletRequestBinding idempotencyRequestBinding(IdempotencyProperties properties,
 			ServletKeyScopeResolver keyScopeResolver) {
-		return new ServletRequestBinding(
-				new RequestKeys(properties.getHttp().getKeyHeader(), properties.getHttp().getScope()),
-				keyScopeResolver);
+		RequestKeys keys = new RequestKeys(properties.getHttp().getKeyHeader(), properties.getHttp().getScope(),
+				properties.getHttp().getMaxKeyLength());
+		return new ServletRequestBinding(keys, keyScopeResolver);
 	}
 
 	@Bean
