@@ -161,6 +161,11 @@ public class IdempotentOperationSource {
 		if (annotation == null) {
 			return null;
 		}
+		if (onType && RequestHandlers.isHandler(specific, userClass) && servesOnlySafeMethods(specific, userClass)) {
+			// A type's annotation covers its handlers that change state; a safe-only one
+			// beside them (the GET of the same controller) has nothing to protect
+			return null;
+		}
 		String name = name(annotation, onType, userClass, specific);
 		checkName(name, annotation, specific);
 		Map<String, Integer> indexes = argumentIndexes(specific);
@@ -235,6 +240,10 @@ public class IdempotentOperationSource {
 					+ ", which take no idempotency key; map it to POST, PUT, PATCH or DELETE, or remove @Idempotent");
 		}
 		return safe > 0;
+	}
+
+	private static boolean servesOnlySafeMethods(Method method, Class<?> userClass) {
+		return RequestHandlers.mappedMethods(method, userClass).stream().allMatch(RequestHandlers::isSafe);
 	}
 
 	// A handler's payload is its request body, as positional SpEL so that it needs no

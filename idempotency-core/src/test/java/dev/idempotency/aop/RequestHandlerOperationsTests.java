@@ -12,6 +12,7 @@ import dev.idempotency.engine.IdempotencyDefaults;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -69,6 +70,14 @@ class RequestHandlerOperationsTests {
 	void mappedMethodOfAClassThatIsNoControllerWithoutKeyFailsStartup() {
 		assertThatIllegalStateException().isThrownBy(() -> operation(MappedNotAController.class, "pay"))
 			.withMessageContaining("has no key");
+	}
+
+	@Test
+	void annotationOnAControllerProtectsItsUnsafeHandlersAndLeavesItsSafeOnesAlone() {
+		assertThat(operation(AnnotatedController.class, "create").key()).isNull();
+		assertThat(this.source.getOperation(ReflectionUtils.findMethod(AnnotatedController.class, "list", String.class),
+				AnnotatedController.class))
+			.isNull();
 	}
 
 	@Test
@@ -131,6 +140,22 @@ class RequestHandlerOperationsTests {
 		@Idempotent
 		public String helper(String value) {
 			return value;
+		}
+
+	}
+
+	@RestController
+	@Idempotent
+	public static class AnnotatedController {
+
+		@GetMapping("/annotated/{id}")
+		public String list(@PathVariable String id) {
+			return id;
+		}
+
+		@PostMapping("/annotated")
+		public String create(@RequestBody String body) {
+			return body;
 		}
 
 	}

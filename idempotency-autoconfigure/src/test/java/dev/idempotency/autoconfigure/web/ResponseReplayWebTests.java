@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -91,7 +92,7 @@ abstract class ResponseReplayWebTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "/outage", "/deferred-outage" })
+	@ValueSource(strings = { "/outage", "/deferred-outage", "/future-outage" })
 	void returnedServerErrorIsReleasedForARetryUnlessServerErrorsAreReplayed(String path) throws Exception {
 		String key = UUID.randomUUID().toString();
 		HttpResponse<byte[]> first = post(path, key);
@@ -178,6 +179,13 @@ abstract class ResponseReplayWebTests {
 		Mono<ResponseEntity<String>> deferredOutage(@RequestBody PayRequest request,
 				@RequestHeader("Idempotency-Key") String key) {
 			return Mono.fromSupplier(() -> outcome(count(key)));
+		}
+
+		@PostMapping("/future-outage")
+		@Idempotent(name = "replay.future-outage")
+		CompletableFuture<ResponseEntity<String>> futureOutage(@RequestBody PayRequest request,
+				@RequestHeader("Idempotency-Key") String key) {
+			return CompletableFuture.supplyAsync(() -> outcome(count(key)));
 		}
 
 		@PostMapping("/rejections")
