@@ -4,6 +4,7 @@ import java.util.function.LongSupplier;
 
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RenewalResult;
 
 /**
  * The attempt that owns a record while its method runs, and what it knows of its lease:
@@ -101,6 +102,20 @@ final class Attempt implements IdempotencyContext {
 
 	void lost() {
 		this.lost = true;
+	}
+
+	/**
+	 * Record what a renewal found: a lease confirmed from when it was sent, the record
+	 * finished by this very attempt, or the record lost.
+	 * @param result what the store answered
+	 * @param sentNanos when the renewal was sent
+	 */
+	void renewal(RenewalResult result, long sentNanos) {
+		switch (result) {
+			case RENEWED -> renewed(sentNanos);
+			case FINISHED -> finished();
+			case LOST -> lost();
+		}
 	}
 
 	/**

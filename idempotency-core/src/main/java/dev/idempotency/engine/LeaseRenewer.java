@@ -382,18 +382,13 @@ final class LeaseRenewer implements AutoCloseable {
 				failed((ex != null) ? ex : new IllegalStateException("The store answered no renewal result"));
 				return;
 			}
+			this.attempt.renewal(result, sent);
 			if (result == RenewalResult.RENEWED) {
-				this.attempt.renewed(sent);
 				return;
 			}
-			if (result == RenewalResult.FINISHED) {
-				// Nothing left to renew: the store holds this attempt's own outcome
-				this.attempt.finished();
-				stop();
-				return;
-			}
-			this.attempt.lost();
-			if (!this.stopped) {
+			// Nothing left to renew: the store holds this attempt's own outcome, or
+			// another attempt took the record over
+			if (result == RenewalResult.LOST && !this.stopped) {
 				logger.warn(this.attempt + " no longer owns its record: another attempt took it over");
 			}
 			stop();

@@ -47,8 +47,10 @@ final class StartMargin {
 	 * @return whether at least a third of the lease is left
 	 */
 	boolean mayStart(Attempt attempt, OperationSettings settings, boolean renew) {
-		if (attempt.canStart() || !renew) {
-			return attempt.canStart();
+		// One reading of the clock on the path of every call
+		boolean canStart = attempt.canStart();
+		if (canStart || !renew) {
+			return canStart;
 		}
 		long sent = this.nanoClock.getAsLong();
 		long waitNanos = attempt.leaseNanos() - attempt.leaseNanos() / Attempt.START_MARGIN_DIVISOR;
@@ -59,12 +61,7 @@ final class StartMargin {
 						settings.retention())
 				.toCompletableFuture()
 				.get(waitNanos, TimeUnit.NANOSECONDS);
-			if (result == RenewalResult.RENEWED) {
-				attempt.renewed(sent);
-			}
-			else if (result == RenewalResult.LOST) {
-				attempt.lost();
-			}
+			attempt.renewal(result, sent);
 		}
 		catch (InterruptedException ex) {
 			interrupted = true;
