@@ -28,10 +28,10 @@ import org.springframework.util.backoff.ExponentialBackOff;
 final class IdempotencyBackOffs implements BiFunction<ConsumerRecord<?, ?>, @Nullable Exception, @Nullable BackOff> {
 
 	// They follow from the record and the stored outcome: every retry would fail the same
-	// way
-	private static final List<Class<? extends RuntimeException>> NOT_RETRYABLE = List.of(
-			IdempotencyKeyReuseException.class, IdempotencyKeyException.class, IdempotencyPayloadException.class,
-			IdempotencyReplayException.class);
+	// way. Retryable to spring-kafka all the same (see IdempotencyKafkaErrorHandling), so
+	// that this function decides, and warns.
+	static final List<Class<? extends RuntimeException>> NOT_RETRYABLE = List.of(IdempotencyKeyReuseException.class,
+			IdempotencyKeyException.class, IdempotencyPayloadException.class, IdempotencyReplayException.class);
 
 	private static final Log logger = LogFactory.getLog(IdempotencyBackOffs.class.getPackageName());
 

@@ -99,9 +99,8 @@ public final class IdempotencyKafkaErrorHandling {
 		// Retryable, so that the back-off function decides, also for a handler whose
 		// classification defaults to false: no retries for the exceptions that no retry
 		// can fix, but a warning, which spring-kafka would not log
-		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class,
-				IdempotencyKeyReuseException.class, IdempotencyKeyException.class, IdempotencyPayloadException.class,
-				IdempotencyReplayException.class);
+		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class);
+		IdempotencyBackOffs.NOT_RETRYABLE.forEach(handler::addRetryableExceptions);
 		handler.setBackOffFunction(backOffFunction(backOff));
 		// A record that met a store failure and then an attempt in progress starts the
 		// in-progress back-off afresh, and the other way round
