@@ -42,6 +42,7 @@ import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.kafka.test.utils.ContainerTestUtils;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -105,6 +106,25 @@ class IdempotentKafkaListenerTests {
 	@BeforeAll
 	static void offsets(@Autowired KafkaAdmin kafkaAdmin) {
 		offsets = new CommittedOffsets(kafkaAdmin);
+	}
+
+	// Every consumer group settled before the first record: a test holds a record in its
+	// listener (a first attempt in progress), and a group still rebalancing then waits
+	// for
+	// that consumer's next poll, which comes only once the test has timed out
+	@BeforeAll
+	static void awaitAssignments(@Autowired KafkaListenerEndpointRegistry registry, @Autowired KafkaAdmin kafkaAdmin) {
+		for (MessageListenerContainer container : registry.getListenerContainers()) {
+			String[] topics = container.getContainerProperties().getTopics();
+			if (container.isRunning() && topics != null) {
+				int partitions = kafkaAdmin.describeTopics(topics)
+					.values()
+					.stream()
+					.mapToInt((topic) -> topic.partitions().size())
+					.sum();
+				ContainerTestUtils.waitForAssignment(container, partitions);
+			}
+		}
 	}
 
 	@AfterAll
