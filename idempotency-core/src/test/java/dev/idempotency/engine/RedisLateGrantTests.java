@@ -54,7 +54,10 @@ class RedisLateGrantTests {
 	private final LateReplies store = new LateReplies(
 			new RedisIdempotencyStore(TestRedis.get().connectionFactory(), "idempotency-late-grant:"));
 
-	private final IdempotencyEngine engine = new IdempotencyEngine(this.store, IdempotencyDefaults.STANDARD, List.of());
+	private final RecordingListener listener = new RecordingListener();
+
+	private final IdempotencyEngine engine = new IdempotencyEngine(this.store, IdempotencyDefaults.STANDARD,
+			List.of(this.listener));
 
 	private final AtomicInteger effects = new AtomicInteger();
 
@@ -88,6 +91,11 @@ class RedisLateGrantTests {
 		assertThat(this.effects).hasValue(1);
 		assertThat(this.store.read(new RecordKey(operation.name(), key)))
 			.hasValueSatisfying((record) -> assertThat(record.state()).isEqualTo(RecordState.COMPLETED));
+		// The duplicate runs once the lease lapses in Redis (recovered), or once the
+		// refused attempt released its record (executed), whichever comes first
+		assertThat(this.listener.outcomes()).hasSize(2)
+			.containsOnlyOnce(Outcome.LOCK_LOST)
+			.containsAnyOf(Outcome.RECOVERED, Outcome.EXECUTED);
 	}
 
 	@Test
