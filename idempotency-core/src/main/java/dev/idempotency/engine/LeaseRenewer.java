@@ -199,9 +199,8 @@ final class LeaseRenewer implements AutoCloseable {
 	}
 
 	// An Error outside a renewal (from the clock, the set, an allocation) must not end
-	// the
-	// sweeps for good: every running lease depends on them. A sweeper that dies all the
-	// same gives way to a new one.
+	// the sweeps for good: every running lease depends on them. A sweeper that dies all
+	// the same gives way to a new one.
 	private void sweepUntilClosed() {
 		try {
 			while (!this.closed || !this.running.isEmpty()) {
