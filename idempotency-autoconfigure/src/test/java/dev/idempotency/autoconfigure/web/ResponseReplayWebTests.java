@@ -198,7 +198,7 @@ abstract class ResponseReplayWebTests {
 		@Idempotent(name = "replay.rejections")
 		ResponseEntity<String> rejection(@RequestBody PayRequest request,
 				@RequestHeader("Idempotency-Key") String key) {
-			return ResponseEntity.unprocessableEntity()
+			return ResponseEntity.unprocessableContent()
 				.contentType(MediaType.TEXT_PLAIN)
 				.body("rejected " + count(key) + " " + UUID.randomUUID());
 		}
