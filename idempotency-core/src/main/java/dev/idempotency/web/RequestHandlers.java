@@ -35,12 +35,13 @@ public final class RequestHandlers {
 	private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
 	// Written to the response while it streams, or a file the framework copies out:
-	// nothing that could be stored when the call returns
+	// nothing that could be stored when the call returns. A WebFlux ServerSentEvent is
+	// written as a text/event-stream even when a Mono holds it alone.
 	private static final String[] STREAMING_TYPES = {
 			"org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
 			"org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody",
-			"org.springframework.core.io.Resource", "org.reactivestreams.Publisher",
-			"java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow" };
+			"org.springframework.http.codec.ServerSentEvent", "org.springframework.core.io.Resource",
+			"org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow" };
 
 	private static final List<Class<?>> STREAMING_CLASSES = streamingClasses();
 
@@ -140,10 +141,10 @@ public final class RequestHandlers {
 	/**
 	 * Return the streaming type that a request handler's response is, which cannot be
 	 * stored when the call returns and replayed: an {@code SseEmitter} or another
-	 * {@code ResponseBodyEmitter}, a {@code StreamingResponseBody}, a {@code Resource}, a
-	 * {@code Flux} or another type of many values or of a value that comes later, whether
-	 * returned as it is, as the body of a {@code ResponseEntity}, or in a {@code Mono} or
-	 * {@code CompletionStage}.
+	 * {@code ResponseBodyEmitter}, a {@code StreamingResponseBody}, a WebFlux
+	 * {@code ServerSentEvent}, a {@code Resource}, a {@code Flux} or another type of many
+	 * values or of a value that comes later, whether returned as it is, as the body of a
+	 * {@code ResponseEntity}, or in a {@code Mono} or {@code CompletionStage}.
 	 * @param returnType the handler's return type
 	 * @return the streaming type, or {@code null} when the response can be stored
 	 */

@@ -32,6 +32,7 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.Resource;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -211,6 +212,31 @@ class IdempotencyWebAutoConfigurationTests {
 						"cannot replay its response: it returns a streaming type (" + streaming.getName() + ")"));
 	}
 
+	static Stream<Arguments> reactiveStreamingHandlers() {
+		return Stream.of(arguments(FluxHandler.class, "values()", Flux.class),
+				arguments(FluxOfEventsHandler.class, "events()", Flux.class),
+				arguments(MonoOfEventHandler.class, "event()", ServerSentEvent.class),
+				arguments(EventHandler.class, "event()", ServerSentEvent.class),
+				arguments(EntityOfEventHandler.class, "event()", ServerSentEvent.class),
+				arguments(ResourceHandler.class, "file()", ByteArrayResource.class),
+				arguments(MonoOfResourceHandler.class, "file()", Resource.class),
+				arguments(MonoOfEntityOfResourceHandler.class, "file()", Resource.class),
+				arguments(EntityOfFluxHandler.class, "values()", Flux.class),
+				arguments(MonoOfEntityOfFluxHandler.class, "values()", Flux.class));
+	}
+
+	@ParameterizedTest
+	@MethodSource("reactiveStreamingHandlers")
+	void webFluxHandlerReturningAStreamingTypeFailsStartupNamingTheMethod(Class<?> controller, String method,
+			Class<?> streaming) {
+		this.reactive.withBean(controller)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining(controller.getName() + "." + method)
+				.hasMessageContaining(
+						"cannot replay its response: it returns a streaming type (" + streaming.getName() + ")"));
+	}
+
 	@ParameterizedTest
 	@ValueSource(classes = { GetHandler.class, HeadAndOptionsHandler.class, GetOnTypeHandler.class })
 	void handlerMappedOnlyToSafeMethodsFailsStartupNamingTheMethod(Class<?> controller) {
@@ -221,9 +247,26 @@ class IdempotencyWebAutoConfigurationTests {
 				.hasMessageContaining("it is mapped only to safe methods"));
 	}
 
+	@ParameterizedTest
+	@ValueSource(
+			classes = { GetHandler.class, HeadAndOptionsHandler.class, GetOnTypeHandler.class, MonoGetHandler.class })
+	void webFluxHandlerMappedOnlyToSafeMethodsFailsStartupNamingTheMethod(Class<?> controller) {
+		this.reactive.withBean(controller)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining(controller.getName() + ".read(String)")
+				.hasMessageContaining("it is mapped only to safe methods"));
+	}
+
 	@Test
 	void handlerMappedToSafeAndUnsafeMethodsStarts() {
 		this.servlet.withBean(SafeAndUnsafeHandler.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@ParameterizedTest
+	@ValueSource(classes = { SafeAndUnsafeHandler.class, MonoSafeAndUnsafeHandler.class })
+	void webFluxHandlerMappedToSafeAndUnsafeMethodsStarts(Class<?> controller) {
+		this.reactive.withBean(controller).run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@RestController
@@ -310,6 +353,94 @@ class IdempotencyWebAutoConfigurationTests {
 		@Idempotent
 		ResponseEntity<Flux<String>> values() {
 			return ResponseEntity.ok(Flux.just("a"));
+		}
+
+	}
+
+	@RestController
+	static class FluxOfEventsHandler {
+
+		@PostMapping("/events")
+		@Idempotent
+		Flux<ServerSentEvent<String>> events() {
+			return Flux.just(ServerSentEvent.builder("a").build());
+		}
+
+	}
+
+	@RestController
+	static class MonoOfEventHandler {
+
+		@PostMapping("/event")
+		@Idempotent
+		Mono<ServerSentEvent<String>> event() {
+			return Mono.just(ServerSentEvent.builder("a").build());
+		}
+
+	}
+
+	@RestController
+	static class EventHandler {
+
+		@PostMapping("/event")
+		@Idempotent
+		ServerSentEvent<String> event() {
+			return ServerSentEvent.builder("a").build();
+		}
+
+	}
+
+	@RestController
+	static class EntityOfEventHandler {
+
+		@PostMapping("/event")
+		@Idempotent
+		ResponseEntity<ServerSentEvent<String>> event() {
+			return ResponseEntity.ok(ServerSentEvent.builder("a").build());
+		}
+
+	}
+
+	@RestController
+	static class MonoOfResourceHandler {
+
+		@PostMapping("/file")
+		@Idempotent
+		Mono<Resource> file() {
+			return Mono.just(new ByteArrayResource(new byte[1]));
+		}
+
+	}
+
+	@RestController
+	static class MonoOfEntityOfFluxHandler {
+
+		@PostMapping("/values")
+		@Idempotent
+		Mono<ResponseEntity<Flux<String>>> values() {
+			return Mono.just(ResponseEntity.ok(Flux.just("a")));
+		}
+
+	}
+
+	@RestController
+	static class MonoGetHandler {
+
+		@GetMapping("/items/{id}")
+		@Idempotent
+		Mono<String> read(@PathVariable String id) {
+			return Mono.just(id);
+		}
+
+	}
+
+	@RestController
+	static class MonoSafeAndUnsafeHandler {
+
+		@RequestMapping(path = "/items/{id}", method = { RequestMethod.GET, RequestMethod.PUT })
+		@Idempotent
+		Mono<String> read(@PathVariable String id) {
+			return Mono.just(id);
 		}
 
 	}

@@ -34,6 +34,7 @@ import dev.idempotency.web.IdempotencyProblems;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -98,6 +99,11 @@ abstract class IdempotentHandlerWebTests {
 			redis.close();
 			redis = null;
 		}
+	}
+
+	@Test
+	void runsOnTheServerOfItsStack(@Autowired WebServerApplicationContext context) {
+		WebServers.assertServesItsStack(context);
 	}
 
 	@Test

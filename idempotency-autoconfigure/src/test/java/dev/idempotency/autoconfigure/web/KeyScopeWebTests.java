@@ -16,6 +16,7 @@ import dev.idempotency.web.IdempotencyProblems;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -46,6 +47,11 @@ abstract class KeyScopeWebTests {
 		registry.add("idempotency.key-prefix", () -> "idempotency-scope-test:");
 		registry.add("spring.data.redis.host", () -> TestRedis.get().host());
 		registry.add("spring.data.redis.port", () -> TestRedis.get().port());
+	}
+
+	@Test
+	void runsOnTheServerOfItsStack(@Autowired WebServerApplicationContext context) {
+		WebServers.assertServesItsStack(context);
 	}
 
 	@Test

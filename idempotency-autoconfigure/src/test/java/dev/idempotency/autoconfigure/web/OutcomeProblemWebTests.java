@@ -38,6 +38,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.ResponseEntity;
@@ -92,6 +93,11 @@ abstract class OutcomeProblemWebTests {
 			.doesNotContain("retry later")
 			.doesNotContain("idempotency-outcome-test:")
 			.doesNotContain(key);
+	}
+
+	@Test
+	void runsOnTheServerOfItsStack(@Autowired WebServerApplicationContext context) {
+		WebServers.assertServesItsStack(context);
 	}
 
 	@Test

@@ -20,6 +20,7 @@ import dev.idempotency.web.IdempotencyProblems;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -58,6 +59,11 @@ abstract class RequestFingerprintWebTests {
 		registry.add("idempotency.key-prefix", () -> "idempotency-fingerprint-test:");
 		registry.add("spring.data.redis.host", () -> TestRedis.get().host());
 		registry.add("spring.data.redis.port", () -> TestRedis.get().port());
+	}
+
+	@Test
+	void runsOnTheServerOfItsStack(@Autowired WebServerApplicationContext context) {
+		WebServers.assertServesItsStack(context);
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -18,6 +19,7 @@ import dev.idempotency.web.IdempotencyProblems;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.http.HttpStatus;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -55,8 +57,8 @@ abstract class RequestRulesWebTests {
 	}
 
 	static List<String> refusedKeys() {
-		return List.of("k".repeat(256), "\"" + "k".repeat(256) + "\"", "hello world {}<script>", "a, b", "clé",
-				"\"clé\"", "\"abc\" junk", "\"abc\";P=1", "\"abc\";p=");
+		return List.of("k".repeat(256), "\"" + "k".repeat(256) + "\"", "k".repeat(7000), "hello world {}<script>",
+				"a, b", "clé", "\"clé\"", "\"abc\" junk", "\"abc\";P=1", "\"abc\";p=");
 	}
 
 	@ParameterizedTest
@@ -69,6 +71,11 @@ abstract class RequestRulesWebTests {
 	}
 
 	@Test
+	void runsOnTheServerOfItsStack(@Autowired WebServerApplicationContext context) {
+		WebServers.assertServesItsStack(context);
+	}
+
+	@Test
 	void keyHeaderSentTwiceIsInvalidAndTheHandlerIsNotRun() throws Exception {
 		int before = this.orders.total();
 		RawHttp.Response response = order(
@@ -77,14 +84,25 @@ abstract class RequestRulesWebTests {
 		assertThat(this.orders.total()).isEqualTo(before);
 	}
 
-	// Tomcat, which serves both stacks here, refuses such a header value itself, before
-	// any filter, with a 400 of its own (RequestKeysTests covers a server that passes it)
-	@Test
-	void keyWithAControlCharacterIsRefusedAndTheHandlerIsNotRun() throws Exception {
+	// Tomcat (MVC) and Netty (WebFlux) refuse such a header value themselves, before any
+	// filter, with a 400 of their own (RequestKeysTests covers a server that passes it)
+	@ParameterizedTest
+	@ValueSource(strings = { "a\u0000b", "a\u0001b", "a\u001fb", "a\u007fb", "\u0001" })
+	void keyWithAControlCharacterIsRefusedAndTheHandlerIsNotRun(String key) throws Exception {
 		int before = this.orders.total();
-		RawHttp.Response response = order(List.of(IdempotencyProblems.KEY_HEADER + ": a\u0001b"));
+		RawHttp.Response response = order(List.of(IdempotencyProblems.KEY_HEADER + ": " + key));
 		assertThat(response.status()).isEqualTo(400);
 		assertThat(this.orders.total()).isEqualTo(before);
+	}
+
+	@Test
+	void keyHeaderIsFoundWhateverTheCaseOfItsName() throws Exception {
+		String key = newKey();
+		RawHttp.Response first = order(List.of("idempotency-key: " + key));
+		RawHttp.Response retry = order(List.of("IDEMPOTENCY-KEY: " + key));
+		assertThat(first.status()).as(first.text()).isEqualTo(201);
+		assertThat(retry.header(IdempotencyProblems.REPLAYED_HEADER)).hasValue("true");
+		assertThat(retry.body()).isEqualTo(first.body());
 	}
 
 	@Test

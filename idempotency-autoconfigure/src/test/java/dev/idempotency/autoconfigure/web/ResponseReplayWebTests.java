@@ -24,6 +24,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -69,6 +70,11 @@ abstract class ResponseReplayWebTests {
 	 * Return whether the configuration replays returned server errors.
 	 */
 	abstract boolean replaysServerErrors();
+
+	@Test
+	void runsOnTheServerOfItsStack(@Autowired WebServerApplicationContext context) {
+		WebServers.assertServesItsStack(context);
+	}
 
 	@Test
 	void replayCarriesContentTypeAndTheAllowedHeadersButNeverTheFirstCallersCookie() throws Exception {

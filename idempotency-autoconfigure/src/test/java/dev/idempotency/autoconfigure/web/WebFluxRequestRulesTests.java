@@ -8,7 +8,7 @@ import org.springframework.context.annotation.Import;
 
 /**
  * Tests of which requests an idempotent handler of Spring WebFlux takes as idempotent,
- * and with which keys, on a real Tomcat (the server of WebFlux in these tests).
+ * and with which keys, on a real Reactor Netty.
  */
 @SpringBootTest(classes = WebFluxRequestRulesTests.TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = "spring.main.web-application-type=reactive")
