@@ -6,13 +6,16 @@ import org.apache.commons.logging.LogFactory;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
+import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -22,7 +25,9 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * {@link IdempotencyKafkaErrorHandling}, which Spring Boot's listener container factory
  * picks up. Its recoverer is the application's {@link ConsumerRecordRecoverer} bean, if
  * it has exactly one. It backs off when the application defines a
- * {@link CommonErrorHandler} of its own.
+ * {@link CommonErrorHandler} of its own. Listener methods that return a
+ * {@code CompletableFuture}, a {@code CompletionStage} or a {@code Mono} get the
+ * {@link KafkaAsyncListenerAdvisor}, so that the same rules hold for their results.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -46,6 +51,15 @@ public final class IdempotencyKafkaAutoConfiguration {
 		}
 		return IdempotencyKafkaErrorHandling.errorHandler(recoverer,
 				properties.getMessaging().getInProgressRetry().toBackOff());
+	}
+
+	// Static and infrastructure, like every advisor: the proxy creator looks it up
+	// while it creates other beans
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static KafkaAsyncListenerAdvisor idempotencyKafkaAsyncListenerAdvisor() {
+		return new KafkaAsyncListenerAdvisor();
 	}
 
 }
