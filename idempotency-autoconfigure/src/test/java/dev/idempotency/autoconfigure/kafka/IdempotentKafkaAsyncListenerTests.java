@@ -38,7 +38,6 @@ import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.context.EmbeddedKafka;
-import org.springframework.kafka.test.utils.ContainerTestUtils;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -98,11 +97,7 @@ class IdempotentKafkaAsyncListenerTests {
 	@BeforeAll
 	static void awaitAssignments(@Autowired KafkaListenerEndpointRegistry registry, @Autowired KafkaAdmin kafkaAdmin) {
 		offsets = new CommittedOffsets(kafkaAdmin);
-		// Every group settled before the first record: a listener held at a gate would
-		// otherwise hold up a rebalance of its group
-		for (MessageListenerContainer container : registry.getListenerContainers()) {
-			ContainerTestUtils.waitForAssignment(container, 2 * container.getContainerProperties().getTopics().length);
-		}
+		SettledGroups.await(registry, 2);
 	}
 
 	@AfterAll
@@ -118,16 +113,23 @@ class IdempotentKafkaAsyncListenerTests {
 		String id = newId();
 		PaymentEvent event = new PaymentEvent(id, 250);
 		this.charges.gate(id);
-		long first = send(topic, 0, event);
-		await().atMost(DEADLINE).until(() -> this.charges.started(id));
-		long duplicate = send(topic, 1, event);
-		// Well past the second or so in which spring-kafka's asynchronous path commits a
-		// failed record
-		await().atMost(DEADLINE).until(() -> this.ledger.deliveries(topic, 1, duplicate) >= 10);
-		assertThat(offsets.of(topic, topic, 1)).isLessThanOrEqualTo(duplicate);
-		assertThat(offsets.of(topic, topic, 0)).isLessThanOrEqualTo(first);
-		assertThat(this.ledger.effects(topic, id)).isZero();
-		this.charges.gate(id).countDown();
+		long first;
+		long duplicate;
+		try {
+			first = send(topic, 0, event);
+			await().atMost(DEADLINE).until(() -> this.charges.started(id));
+			duplicate = send(topic, 1, event);
+			// Well past the second or so in which spring-kafka's asynchronous path
+			// commits a failed record
+			await().atMost(DEADLINE).until(() -> this.ledger.deliveries(topic, 1, duplicate) >= 10);
+			assertThat(offsets.of(topic, topic, 1)).isLessThanOrEqualTo(duplicate);
+			assertThat(offsets.of(topic, topic, 0)).isLessThanOrEqualTo(first);
+			assertThat(this.ledger.effects(topic, id)).isZero();
+		}
+		finally {
+			// Never leaves a consumer held at the gate for the tests after this one
+			this.charges.gate(id).countDown();
+		}
 		offsets.awaitPast(topic, topic, Map.of(0, first, 1, duplicate));
 		assertThat(this.ledger.effects(topic, id)).isOne();
 	}

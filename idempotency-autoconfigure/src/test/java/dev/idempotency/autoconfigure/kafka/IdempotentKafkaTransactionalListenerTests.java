@@ -37,12 +37,10 @@ import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
-import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.context.EmbeddedKafka;
-import org.springframework.kafka.test.utils.ContainerTestUtils;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -116,9 +114,7 @@ class IdempotentKafkaTransactionalListenerTests {
 	@BeforeAll
 	static void awaitAssignments(@Autowired KafkaListenerEndpointRegistry registry, @Autowired KafkaAdmin kafkaAdmin) {
 		offsets = new CommittedOffsets(kafkaAdmin);
-		for (MessageListenerContainer container : registry.getListenerContainers()) {
-			ContainerTestUtils.waitForAssignment(container, 2 * container.getContainerProperties().getTopics().length);
-		}
+		SettledGroups.await(registry, 2);
 	}
 
 	@AfterAll
