@@ -5,16 +5,22 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
+import dev.idempotency.kafka.IdempotencyKafkaAfterRollback;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
+import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 
 /**
@@ -22,7 +28,12 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * {@link IdempotencyKafkaErrorHandling}, which Spring Boot's listener container factory
  * picks up. Its recoverer is the application's {@link ConsumerRecordRecoverer} bean, if
  * it has exactly one. It backs off when the application defines a
- * {@link CommonErrorHandler} of its own.
+ * {@link CommonErrorHandler} of its own. Containers that run their listeners in Kafka
+ * transactions get an {@link AfterRollbackProcessor} with the same rules
+ * ({@link IdempotencyKafkaAfterRollback}) and recoverer, unless the application defines
+ * one. Listener methods that return a {@code CompletableFuture}, a
+ * {@code CompletionStage} or a {@code Mono} get the {@link KafkaAsyncListenerAdvisor}, so
+ * that the same rules hold for their results.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -46,6 +57,26 @@ public final class IdempotencyKafkaAutoConfiguration {
 		}
 		return IdempotencyKafkaErrorHandling.errorHandler(recoverer,
 				properties.getMessaging().getInProgressRetry().toBackOff());
+	}
+
+	// spring-kafka's default processor would give up, after ten deliveries, a record the
+	// error handler keeps retrying (in progress elsewhere, or meeting a store outage) and
+	// hand it to its recoverer; only the handler's seek then delivers it again
+	@Bean
+	@ConditionalOnMissingBean(AfterRollbackProcessor.class)
+	DefaultAfterRollbackProcessor<Object, Object> idempotencyKafkaAfterRollbackProcessor(
+			IdempotencyProperties properties, ObjectProvider<ConsumerRecordRecoverer> recoverers) {
+		return IdempotencyKafkaAfterRollback.afterRollbackProcessor(recoverers.getIfUnique(),
+				properties.getMessaging().getInProgressRetry().toBackOff());
+	}
+
+	// Static and infrastructure, like every advisor: the proxy creator looks it up
+	// while it creates other beans
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static KafkaAsyncListenerAdvisor idempotencyKafkaAsyncListenerAdvisor() {
+		return new KafkaAsyncListenerAdvisor();
 	}
 
 }

@@ -14,6 +14,7 @@ import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
+import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,10 +25,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CommonLoggingErrorHandler;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
 
@@ -55,6 +58,31 @@ class IdempotencyKafkaAutoConfigurationTests {
 			ConcurrentMessageListenerContainer<?, ?> container = factory.createContainer("payments");
 			assertThat(container.getCommonErrorHandler()).isSameAs(context.getBean(CommonErrorHandler.class));
 		});
+	}
+
+	@Test
+	void listenerContainersOfBootsFactoryGetTheIdempotencyAfterRollbackProcessor() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(AfterRollbackProcessor.class)
+				.hasBean("idempotencyKafkaAfterRollbackProcessor");
+			ConcurrentKafkaListenerContainerFactory<?, ?> factory = context
+				.getBean(ConcurrentKafkaListenerContainerFactory.class);
+			ConcurrentMessageListenerContainer<?, ?> container = factory.createContainer("payments");
+			assertThat(container.getAfterRollbackProcessor()).isSameAs(context.getBean(AfterRollbackProcessor.class));
+		});
+	}
+
+	@Test
+	void backsOffWhenTheApplicationHasAnAfterRollbackProcessor() {
+		this.contextRunner
+			.withBean("ownAfterRollbackProcessor", AfterRollbackProcessor.class, DefaultAfterRollbackProcessor::new)
+			.run((context) -> assertThat(context).hasSingleBean(AfterRollbackProcessor.class)
+				.hasBean("ownAfterRollbackProcessor"));
+	}
+
+	@Test
+	void asyncListenerResultsAreAwaited() {
+		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(KafkaAsyncListenerAdvisor.class));
 	}
 
 	@Test
