@@ -6,6 +6,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
+import dev.idempotency.kafka.KafkaTransactionSynchronization;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,7 +23,9 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * {@link IdempotencyKafkaErrorHandling}, which Spring Boot's listener container factory
  * picks up. Its recoverer is the application's {@link ConsumerRecordRecoverer} bean, if
  * it has exactly one. It backs off when the application defines a
- * {@link CommonErrorHandler} of its own.
+ * {@link CommonErrorHandler} of its own. Kafka transaction managers are made to
+ * synchronize ({@link KafkaTransactionSynchronization}), so that a record completes only
+ * once the container's transaction has committed.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -46,6 +49,12 @@ public final class IdempotencyKafkaAutoConfiguration {
 		}
 		return IdempotencyKafkaErrorHandling.errorHandler(recoverer,
 				properties.getMessaging().getInProgressRetry().toBackOff());
+	}
+
+	// Static: a post-processor is created before the other beans
+	@Bean
+	static KafkaTransactionSynchronization idempotencyKafkaTransactionSynchronization() {
+		return new KafkaTransactionSynchronization();
 	}
 
 }
