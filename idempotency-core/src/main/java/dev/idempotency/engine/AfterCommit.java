@@ -30,7 +30,7 @@ import org.springframework.util.ClassUtils;
  * as a store error, and the record is left to its lease, after which a duplicate runs the
  * method again.
  */
-final class AfterCommit {
+final class AfterCommit implements TransactionOutcome {
 
 	private static final Log logger = LogFactory.getLog(AfterCommit.class);
 
@@ -99,10 +99,8 @@ final class AfterCommit {
 		return this.value;
 	}
 
-	/**
-	 * Complete the record of a transaction that committed.
-	 */
-	void committed() {
+	@Override
+	public void committed() {
 		if (!this.settled.compareAndSet(false, true)) {
 			return;
 		}
@@ -130,27 +128,36 @@ final class AfterCommit {
 		}
 	}
 
-	/**
-	 * Release the record of a transaction that rolled back, or whose outcome is unknown.
-	 * @param unknown whether the outcome is unknown
-	 */
-	void rolledBack(boolean unknown) {
+	@Override
+	public void rolledBack(boolean unknown) {
 		if (!this.settled.compareAndSet(false, true)) {
 			return;
 		}
-		IllegalStateException rollback = new IllegalStateException(this.attempt + " ran its method, but the transaction"
-				+ " it ran in " + (unknown ? "ended with an unknown outcome" : "rolled back")
-				+ "; its record was released for the next delivery");
+		Throwable error = null;
 		try {
-			this.engine.released(this.call, this.operation, this.attempt, rollback);
-			for (Throwable ex : rollback.getSuppressed()) {
-				logger.warn(rollback.getMessage() + ", but the release failed: the record stays IN_PROGRESS until "
-						+ "its lease runs out: " + ex.getMessage(), ex);
-			}
+			error = release(this.engine, this.call, this.operation, this.attempt, unknown);
 		}
 		finally {
-			end(rollback);
+			end(error);
 		}
+	}
+
+	/**
+	 * Release the record of an attempt whose transaction did not commit, logging a
+	 * release that failed.
+	 * @return the exception that says why, to end the call with
+	 */
+	static IllegalStateException release(IdempotencyEngine engine, Call call, Operation operation, Attempt attempt,
+			boolean unknown) {
+		IllegalStateException rollback = new IllegalStateException(attempt + " ran its method, but the transaction "
+				+ "it ran in " + (unknown ? "ended with an unknown outcome" : "rolled back")
+				+ "; its record was released for the next delivery");
+		engine.released(call, operation, attempt, rollback);
+		for (Throwable ex : rollback.getSuppressed()) {
+			logger.warn(rollback.getMessage() + ", but the release failed: the record stays IN_PROGRESS until "
+					+ "its lease runs out: " + ex.getMessage(), ex);
+		}
+		return rollback;
 	}
 
 	private void end(@Nullable Throwable error) {

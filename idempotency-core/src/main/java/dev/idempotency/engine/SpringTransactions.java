@@ -24,16 +24,16 @@ final class SpringTransactions {
 	}
 
 	/**
-	 * Settle a completion when the transaction active now ends. Synchronizations are
+	 * Settle an outcome when the transaction active now ends. Synchronizations are
 	 * suspended and resumed with their transaction, so an inner {@code REQUIRES_NEW} or
 	 * {@code NOT_SUPPORTED} scope the caller opens later never settles it.
-	 * @param completion the completion
+	 * @param completion what to do then
 	 */
-	static void register(AfterCommit completion) {
+	static void register(TransactionOutcome completion) {
 		TransactionSynchronizationManager.registerSynchronization(new Settling(completion));
 	}
 
-	private record Settling(AfterCommit completion) implements TransactionSynchronization {
+	private record Settling(TransactionOutcome completion) implements TransactionSynchronization {
 
 		// Before the other synchronizations' afterCompletion, which release the
 		// transaction's resources

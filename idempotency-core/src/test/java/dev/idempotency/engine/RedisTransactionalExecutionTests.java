@@ -16,6 +16,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.idempotency.BatchOutcome;
+import dev.idempotency.BatchOutcome.Executed;
+import dev.idempotency.BatchOutcome.Replayed;
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.codec.JacksonResultCodec;
@@ -201,6 +204,29 @@ class RedisTransactionalExecutionTests {
 		assertThat(this.observed).endsWith("STORE_ERROR", "end IdempotencyCompletionException");
 	}
 
+	@Test
+	void batchInsideATransactionCompletesItsRecordsAfterTheCommitAndReleasesThemAfterARollback() {
+		List<BatchOutcome<String, @Nullable Object>> outcomes = inTransaction(() -> {
+			List<BatchOutcome<String, @Nullable Object>> returned = callAll("a", "b", "a");
+			assertThat(state("a")).isEqualTo(RecordState.IN_PROGRESS);
+			assertThat(state("b")).isEqualTo(RecordState.IN_PROGRESS);
+			assertThat(this.listener.outcomes()).containsExactly(Outcome.REPLAYED);
+			return returned;
+		});
+		assertThat(outcomes).map(RedisTransactionalExecutionTests::result).containsExactly("a-1", "b-2", "a-1");
+		assertThat(state("a")).isEqualTo(RecordState.COMPLETED);
+		assertThat(state("b")).isEqualTo(RecordState.COMPLETED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.REPLAYED, Outcome.EXECUTED, Outcome.EXECUTED);
+		new TransactionTemplate(this.transactions).executeWithoutResult((status) -> {
+			assertThat(callAll("b", "c")).map(RedisTransactionalExecutionTests::result).containsExactly("b-2", "c-3");
+			status.setRollbackOnly();
+		});
+		assertThat(state("b")).isEqualTo(RecordState.COMPLETED);
+		assertThat(state("c")).isEqualTo(RecordState.FAILED);
+		assertThat(this.observed.stream().filter((event) -> event.startsWith("end"))).containsExactly("end", "end",
+				"end", "end", "end IllegalStateException");
+	}
+
 	private <T> @Nullable T inTransaction(Supplier<T> work) {
 		return new TransactionTemplate(this.transactions).execute((status) -> work.get());
 	}
@@ -246,6 +272,22 @@ class RedisTransactionalExecutionTests {
 		catch (ExecutionException ex) {
 			throw ex.getCause();
 		}
+	}
+
+	private List<BatchOutcome<String, @Nullable Object>> callAll(String... keys) {
+		return this.engine.executeAll(this.operation, List.of(keys), (key) -> key, null,
+				(key) -> key + "-" + this.runs.incrementAndGet());
+	}
+
+	private static @Nullable Object result(BatchOutcome<String, @Nullable Object> outcome) {
+		if (outcome instanceof Executed<String, @Nullable Object> executed) {
+			return executed.result();
+		}
+		return (outcome instanceof Replayed<String, @Nullable Object> replayed) ? replayed.result() : outcome;
+	}
+
+	private @Nullable RecordState state(String key) {
+		return this.redis.read(new RecordKey(this.operation.name(), key)).map(IdempotencyRecord::state).orElse(null);
 	}
 
 	private @Nullable RecordState state() {
