@@ -92,6 +92,25 @@ class RedisTransactionalExecutionTests {
 	}
 
 	@Test
+	void waitingDuplicateReplaysOnceTheTransactionHasCommitted() throws Exception {
+		Operation waiting = operation(new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1),
+				OnInProgress.WAIT, Duration.ofSeconds(20)));
+		CompletableFuture<String> duplicate = inTransaction(() -> {
+			call(waiting);
+			CompletableFuture<String> waited = CompletableFuture.supplyAsync(() -> call(waiting));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.listener.storeOperations()
+					.stream()
+					.filter(StoreOperation.ACQUIRE::equals)
+					.count() > 2);
+			assertThat(waited).isNotDone();
+			return waited;
+		});
+		assertThat(duplicate.get(10, TimeUnit.SECONDS)).isEqualTo("receipt-1");
+		assertThat(this.runs).hasValue(1);
+	}
+
+	@Test
 	void rollbackAfterTheMethodRanReleasesTheRecordAndTheRedeliveryRunsTheMethodAgain() {
 		new TransactionTemplate(this.transactions).executeWithoutResult((status) -> {
 			assertThat(call()).isEqualTo("receipt-1");
