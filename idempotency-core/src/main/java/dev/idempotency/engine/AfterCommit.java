@@ -12,6 +12,7 @@ import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.engine.InFlightCalls.Ticket;
 import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.RecordKey;
 
 import org.springframework.util.ClassUtils;
 
@@ -76,6 +77,27 @@ final class AfterCommit implements TransactionOutcome {
 	 */
 	static boolean defers(IdempotencyStore store) {
 		return TRANSACTIONS_PRESENT && SpringTransactions.isActive() && !store.joinsCurrentTransaction();
+	}
+
+	/**
+	 * Return what holds a record in the calling thread's transaction: a call of that very
+	 * transaction that ran the method for it, whose record waits for the transaction to
+	 * end. Asked only of a record found in progress.
+	 * @param record the record
+	 * @return the outcome that holds it, or {@code null}
+	 */
+	static @Nullable TransactionOutcome holding(RecordKey record) {
+		return TRANSACTIONS_PRESENT ? SpringTransactions.holding(record) : null;
+	}
+
+	@Override
+	public boolean holds(RecordKey record) {
+		return !this.settled.get() && this.attempt.record().equals(record);
+	}
+
+	@Override
+	public @Nullable Object value(RecordKey record) {
+		return this.value;
 	}
 
 	/**

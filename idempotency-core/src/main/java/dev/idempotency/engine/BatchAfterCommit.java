@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.BatchOutcome.Failed;
+import dev.idempotency.store.RecordKey;
 
 /**
  * The records of a batch's items that ran inside a Spring-managed transaction the store
@@ -52,6 +53,26 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 					+ this.operation.name() + "'; completing its records at once", ex);
 			committed();
 		}
+	}
+
+	@Override
+	public boolean holds(RecordKey record) {
+		return !this.settled.get() && slot(record) != null;
+	}
+
+	@Override
+	public @Nullable Object value(RecordKey record) {
+		BatchItems<I>.Slot slot = slot(record);
+		return (slot != null) ? slot.value() : null;
+	}
+
+	private BatchItems<I>.@Nullable Slot slot(RecordKey record) {
+		for (BatchItems<I>.Slot slot : this.ran) {
+			if (slot.record().equals(record)) {
+				return slot;
+			}
+		}
+		return null;
 	}
 
 	@Override

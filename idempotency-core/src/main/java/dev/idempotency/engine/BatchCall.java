@@ -170,6 +170,13 @@ final class BatchCall<I> {
 			}
 			return false;
 		}
+		TransactionOutcome holding = (result instanceof InProgress) ? AfterCommit.holding(slot.record()) : null;
+		if (holding != null) {
+			// A duplicate in the transaction that ran the work: what it will commit
+			this.engine.report(call, this.operation, slot.record(), Outcome.REPLAYED);
+			slot.replayed(holding.value(slot.record()));
+			return false;
+		}
 		this.engine.refusal(call, this.operation, slot.record(), result);
 		if (result instanceof InProgress inProgress) {
 			slot.inProgress(inProgress.leaseRemaining());

@@ -374,6 +374,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 			return run(operation, attempt(operation, record, request, acquired, claim), acquired.takeover(), invocation,
 					call, ticket);
 		}
+		if (result instanceof InProgress) {
+			TransactionOutcome holding = AfterCommit.holding(record);
+			if (holding != null) {
+				// A duplicate in the transaction that ran the method: what it will commit
+				report(call, operation, record, Outcome.REPLAYED);
+				invocation.replayed();
+				return holding.value(record);
+			}
+		}
 		if (result instanceof Completed completed) {
 			Throwable failure = replayedFailure(call, operation, record, completed);
 			Object value = (failure != null) ? null : Replay.decode(operation, record, completed.result());

@@ -1,5 +1,9 @@
 package dev.idempotency.engine;
 
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.store.RecordKey;
+
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -31,6 +35,24 @@ final class SpringTransactions {
 	 */
 	static void register(TransactionOutcome completion) {
 		TransactionSynchronizationManager.registerSynchronization(new Settling(completion));
+	}
+
+	/**
+	 * Return what holds a record in the transaction active now, if a call of this very
+	 * transaction ran its method and waits for the end of it.
+	 * @param record the record
+	 * @return the outcome that holds it, or {@code null}
+	 */
+	static @Nullable TransactionOutcome holding(RecordKey record) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+			return null;
+		}
+		for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
+			if (synchronization instanceof Settling settling && settling.completion().holds(record)) {
+				return settling.completion();
+			}
+		}
+		return null;
 	}
 
 	private record Settling(TransactionOutcome completion) implements TransactionSynchronization {

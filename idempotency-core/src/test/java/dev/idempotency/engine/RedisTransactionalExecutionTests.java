@@ -111,6 +111,27 @@ class RedisTransactionalExecutionTests {
 	}
 
 	@Test
+	void duplicateInTheSameTransactionReplaysTheValueItIsAboutToCommit() {
+		Operation waiting = operation(new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1),
+				OnInProgress.WAIT, Duration.ofSeconds(20)));
+		inTransaction(() -> {
+			assertThat(call()).isEqualTo("receipt-1");
+			assertThat(call()).isEqualTo("receipt-1");
+			assertThat(call(waiting)).isEqualTo("receipt-2");
+			assertThat(call(waiting)).isEqualTo("receipt-2");
+			assertThat(callAll("k", "other")).map(RedisTransactionalExecutionTests::result)
+				.containsExactly("receipt-1", "other-3");
+			assertThat(callAll("other")).map(RedisTransactionalExecutionTests::result).containsExactly("other-3");
+			return null;
+		});
+		assertThat(this.runs).hasValue(3);
+		assertThat(state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(state("other")).isEqualTo(RecordState.COMPLETED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.REPLAYED, Outcome.REPLAYED, Outcome.REPLAYED,
+				Outcome.REPLAYED, Outcome.EXECUTED, Outcome.EXECUTED, Outcome.EXECUTED);
+	}
+
+	@Test
 	void rollbackAfterTheMethodRanReleasesTheRecordAndTheRedeliveryRunsTheMethodAgain() {
 		new TransactionTemplate(this.transactions).executeWithoutResult((status) -> {
 			assertThat(call()).isEqualTo("receipt-1");

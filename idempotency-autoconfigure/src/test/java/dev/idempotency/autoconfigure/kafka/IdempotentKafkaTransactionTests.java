@@ -19,7 +19,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.BatchOutcome;
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotentExecutor;
+import dev.idempotency.kafka.IdempotencyKafkaBatches;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RecordKey;
@@ -54,7 +57,8 @@ import static org.awaitility.Awaitility.await;
 				"spring.kafka.consumer.isolation-level=read-committed", "spring.kafka.consumer.fetch-max-wait=100ms",
 				"spring.kafka.producer.transaction-id-prefix=idempotency-tx-" })
 @EmbeddedKafka(partitions = 1,
-		topics = { IdempotentKafkaTransactionTests.ORDERS, IdempotentKafkaTransactionTests.SHIPPED },
+		topics = { IdempotentKafkaTransactionTests.ORDERS, IdempotentKafkaTransactionTests.BATCHES,
+				IdempotentKafkaTransactionTests.SHIPPED },
 		brokerProperties = { "group.initial.rebalance.delay.ms=0", "transaction.state.log.replication.factor=1",
 				"transaction.state.log.min.isr=1" })
 class IdempotentKafkaTransactionTests {
@@ -62,6 +66,8 @@ class IdempotentKafkaTransactionTests {
 	static final String ORDERS = "tx-orders";
 
 	static final String SHIPPED = "tx-shipped";
+
+	static final String BATCHES = "tx-batches";
 
 	private static final Duration DEADLINE = Duration.ofSeconds(45);
 
@@ -94,6 +100,7 @@ class IdempotentKafkaTransactionTests {
 	@BeforeAll
 	static void awaitAssignment(@Autowired KafkaListenerEndpointRegistry registry, @Autowired KafkaAdmin kafkaAdmin) {
 		ContainerTestUtils.waitForAssignment(registry.getListenerContainer(ORDERS), 1);
+		ContainerTestUtils.waitForAssignment(registry.getListenerContainer(BATCHES), 1);
 		offsets = new CommittedOffsets(kafkaAdmin);
 	}
 
@@ -118,6 +125,26 @@ class IdempotentKafkaTransactionTests {
 			.untilAsserted(() -> assertThat(offsets.of(ORDERS, ORDERS, 0)).isGreaterThan(duplicate));
 		assertThat(this.shipments.runs(id)).isEqualTo(2);
 		assertThat(committedShipments(id)).containsExactly("shipped " + id);
+	}
+
+	// spring-kafka retries a failed batch inside its transaction: the retry replays what
+	// the
+	// transaction is about to commit, instead of waiting for records it holds itself
+	@Test
+	void outputsOfABatchRetriedInsideItsContainerTransactionArePublishedOnce() throws Exception {
+		String first = "batch-" + UUID.randomUUID();
+		String second = "batch-" + UUID.randomUUID();
+		this.listener.failAfterReturn(second);
+		long offset = this.template.executeInTransaction((operations) -> {
+			operations.send(BATCHES, first, first);
+			return operations.send(BATCHES, second, second);
+		}).get(10, TimeUnit.SECONDS).getRecordMetadata().offset();
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(offsets.of(BATCHES, BATCHES, 0)).isGreaterThan(offset));
+		assertThat(this.listener.batchDeliveries()).isEqualTo(2);
+		assertThat(this.shipments.runs(first)).isOne();
+		assertThat(this.shipments.runs(second)).isOne();
+		assertThat(committedShipments(first)).containsExactly("shipped " + first);
+		assertThat(committedShipments(second)).containsExactly("shipped " + second);
 	}
 
 	private long send(String id) throws Exception {
@@ -174,6 +201,13 @@ class IdempotentKafkaTransactionTests {
 			this.template.send(SHIPPED, id, "shipped " + id);
 		}
 
+		// The batch's own work, in the container's transaction too
+		String shipOne(String id) {
+			this.runs.computeIfAbsent(id, (key) -> new AtomicInteger()).incrementAndGet();
+			this.template.send(SHIPPED, id, "shipped " + id);
+			return id;
+		}
+
 		int runs(String id) {
 			AtomicInteger count = this.runs.get(id);
 			return (count != null) ? count.get() : 0;
@@ -189,8 +223,13 @@ class IdempotentKafkaTransactionTests {
 
 		private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
 
-		OrderListener(Shipments shipments) {
+		private final IdempotentExecutor executor;
+
+		private final AtomicInteger batchDeliveries = new AtomicInteger();
+
+		OrderListener(Shipments shipments, IdempotentExecutor executor) {
 			this.shipments = shipments;
+			this.executor = executor;
 		}
 
 		@KafkaListener(id = ORDERS, topics = ORDERS)
@@ -203,8 +242,23 @@ class IdempotentKafkaTransactionTests {
 			}
 		}
 
+		@KafkaListener(id = BATCHES, topics = BATCHES, batch = "true")
+		public void onBatch(List<String> ids) {
+			this.batchDeliveries.incrementAndGet();
+			List<BatchOutcome<String, String>> outcomes = this.executor.executeAll("kafka.tx.batch", ids, (id) -> id,
+					String.class, this.shipments::shipOne);
+			IdempotencyKafkaBatches.throwIfUnfinished("kafka.tx.batch", outcomes);
+			if (ids.stream().anyMatch(this.failAfterReturn::remove)) {
+				throw new IllegalStateException("Failed after the batch ran: the container's transaction rolls back");
+			}
+		}
+
 		void failAfterReturn(String id) {
 			this.failAfterReturn.add(id);
+		}
+
+		int batchDeliveries() {
+			return this.batchDeliveries.get();
 		}
 
 		int deliveries(String id) {
@@ -224,8 +278,8 @@ class IdempotentKafkaTransactionTests {
 		}
 
 		@Bean
-		OrderListener orderListener(Shipments shipments) {
-			return new OrderListener(shipments);
+		OrderListener orderListener(Shipments shipments, IdempotentExecutor executor) {
+			return new OrderListener(shipments, executor);
 		}
 
 	}
