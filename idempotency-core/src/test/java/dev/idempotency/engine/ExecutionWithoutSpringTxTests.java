@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.RecordKey;
@@ -19,6 +20,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.util.ClassUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Calls with no spring-tx on the class path: run by a Surefire execution of their own
@@ -39,6 +41,18 @@ class ExecutionWithoutSpringTxTests {
 		assertThat(ClassUtils.isPresent("org.springframework.transaction.support.TransactionSynchronizationManager",
 				getClass().getClassLoader()))
 			.isFalse();
+	}
+
+	@Test
+	void duplicateOfACallInProgressIsRefused() throws Throwable {
+		try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryIdempotencyStore(),
+				IdempotencyDefaults.STANDARD, List.of())) {
+			assertThat(engine.execute(OPERATION, "o-1", null, () -> {
+				assertThatExceptionOfType(IdempotencyInProgressException.class)
+					.isThrownBy(() -> engine.execute(OPERATION, "o-1", null, () -> "never"));
+				return "order-1";
+			})).isEqualTo("order-1");
+		}
 	}
 
 	@Test
