@@ -94,18 +94,34 @@ class IdempotentTransactionOrderTests {
 	}
 
 	@Test
-	void advisorOrderedInsideTheTransactionCompletesTheRecordEvenIfTheCommitFails() {
+	void advisorOrderedInsideTheTransactionCompletesTheRecordOnlyAfterTheCommit() {
 		this.contextRunner.withUserConfiguration(TransactionsFirst.class).run((context) -> {
 			assertThat(((Advised) context.getBean(Orders.class)).getAdvisors()).containsExactly(
 					context.getBean(BeanFactoryTransactionAttributeSourceAdvisor.class),
 					context.getBean(IdempotentAdvisor.class));
 			FlakyTransactionManager transactions = context.getBean(FlakyTransactionManager.class);
+			IdempotencyStore store = context.getBean(IdempotencyStore.class);
+			List<@Nullable RecordState> atCommit = new ArrayList<>();
+			transactions.atCommit = () -> atCommit.add(state(store));
+			Orders orders = context.getBean(Orders.class);
+			assertThat(orders.place("o-1")).isEqualTo("o-1/1");
+			assertThat(atCommit).containsExactly(RecordState.IN_PROGRESS);
+			assertThat(state(store)).isEqualTo(RecordState.COMPLETED);
+		});
+	}
+
+	@Test
+	void advisorOrderedInsideTheTransactionReleasesTheRecordWhenTheCommitFails() {
+		this.contextRunner.withUserConfiguration(TransactionsFirst.class).run((context) -> {
+			FlakyTransactionManager transactions = context.getBean(FlakyTransactionManager.class);
 			Orders orders = context.getBean(Orders.class);
 			transactions.failNextCommit = true;
 			assertThatExceptionOfType(TransactionSystemException.class).isThrownBy(() -> orders.place("o-1"));
+			assertThat(state(context)).isEqualTo(RecordState.FAILED);
+			assertThat(orders.place("o-1")).isEqualTo("o-1/2");
 			assertThat(state(context)).isEqualTo(RecordState.COMPLETED);
-			assertThat(orders.place("o-1")).isEqualTo("o-1/1");
-			assertThat(orders.runs()).isEqualTo(1);
+			assertThat(orders.place("o-1")).isEqualTo("o-1/2");
+			assertThat(orders.runs()).isEqualTo(2);
 		});
 	}
 

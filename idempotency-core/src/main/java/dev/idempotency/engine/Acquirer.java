@@ -52,7 +52,9 @@ final class Acquirer {
 	 */
 	Claim acquire(RecordKey record, AcquireRequest request, OperationSettings settings) {
 		Claim claim = acquireOnce(record, request);
-		if (claim.result() instanceof InProgress inProgress && settings.onInProgress() == OnInProgress.WAIT) {
+		// Not for a record this very transaction holds: it stays in progress until then
+		if (claim.result() instanceof InProgress inProgress && settings.onInProgress() == OnInProgress.WAIT
+				&& AfterCommit.holding(record) == null) {
 			try {
 				return this.waiter.await(this.store, record, request, inProgress, settings.waitTimeout(),
 						this.nanoClock, this.refusing);

@@ -117,11 +117,20 @@ final class BatchCall<I> {
 				}
 			}
 			runAll(toRun);
-			new BatchRecorder(this.engine, this.operation).record(taken);
+			List<BatchItems<I>.Slot> ran = taken.stream().filter(BatchItems.Slot::hasRun).toList();
+			if (!ran.isEmpty() && AfterCommit.defers(this.engine.getStore())) {
+				// Recorded once the caller's transaction has ended, renewed until then
+				new BatchAfterCommit<>(this.engine, this.operation, ran).register();
+			}
+			else {
+				new BatchRecorder(this.engine, this.operation).record(taken);
+			}
 		}
 		finally {
 			for (BatchItems<I>.Slot slot : taken) {
-				slot.stopRenewal();
+				if (!slot.isDeferred()) {
+					slot.stopRenewal();
+				}
 			}
 		}
 		return finish();
@@ -159,6 +168,13 @@ final class BatchCall<I> {
 			catch (IdempotencyException ex) {
 				slot.failed(ex);
 			}
+			return false;
+		}
+		TransactionOutcome holding = (result instanceof InProgress) ? AfterCommit.holding(slot.record()) : null;
+		if (holding != null) {
+			// A duplicate in the transaction that ran the work: what it will commit
+			this.engine.report(call, this.operation, slot.record(), Outcome.REPLAYED);
+			slot.replayed(holding.value(slot.record()));
 			return false;
 		}
 		this.engine.refusal(call, this.operation, slot.record(), result);

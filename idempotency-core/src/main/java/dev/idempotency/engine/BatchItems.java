@@ -98,8 +98,10 @@ final class BatchItems<I> {
 			Slot slot = this.slotOf.get(i);
 			BatchOutcome<I, @Nullable Object> outcome = (slot.first == i) ? slot.outcome() : duplicate(i, slot);
 			outcomes.add(outcome);
-			this.listeners.end(this.calls[i], slot.record,
-					(outcome instanceof Failed<?, ?> failed) ? failed.exception() : null);
+			if (!slot.deferred || slot.first != i) {
+				this.listeners.end(this.calls[i], slot.record,
+						(outcome instanceof Failed<?, ?> failed) ? failed.exception() : null);
+			}
 		}
 		return outcomes;
 	}
@@ -163,10 +165,8 @@ final class BatchItems<I> {
 	 */
 	void leave() {
 		for (Slot slot : this.slots) {
-			Ticket ticket = slot.ticket;
-			if (ticket != null) {
-				slot.ticket = null;
-				ticket.end();
+			if (!slot.deferred) {
+				slot.leave();
 			}
 		}
 	}
@@ -223,6 +223,10 @@ final class BatchItems<I> {
 		private @Nullable BatchOutcome<I, @Nullable Object> outcome;
 
 		private @Nullable Error encodingError;
+
+		// Settled once the caller's transaction has ended (BatchAfterCommit), which ends
+		// its call and ticket then
+		private boolean deferred;
 
 		Slot(int first, RecordKey record, AcquireRequest request, Call call) {
 			this.first = first;
@@ -316,6 +320,37 @@ final class BatchItems<I> {
 
 		void failed(Throwable exception) {
 			this.outcome = new Failed<>(item(), this.record.key(), exception);
+		}
+
+		/**
+		 * Leave the record of an item that ran to be settled once the caller's
+		 * transaction has ended: its value is its outcome now.
+		 */
+		void defer() {
+			this.deferred = true;
+			executed(this.value);
+		}
+
+		boolean isDeferred() {
+			return this.deferred;
+		}
+
+		/**
+		 * End a deferred item's call, once its record is settled.
+		 * @param error what kept its record from completing, or {@code null}
+		 */
+		void settled(@Nullable Throwable error) {
+			stopRenewal();
+			leave();
+			BatchItems.this.listeners.end(this.call, this.record, error);
+		}
+
+		private void leave() {
+			Ticket ticket = this.ticket;
+			if (ticket != null) {
+				this.ticket = null;
+				ticket.end();
+			}
 		}
 
 		void stopRenewal() {

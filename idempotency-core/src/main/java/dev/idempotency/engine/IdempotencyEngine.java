@@ -176,19 +176,28 @@ public final class IdempotencyEngine implements AutoCloseable {
 		Call call = this.listeners.start(record);
 		Throwable error = null;
 		Ticket ticket = null;
+		boolean ended = true;
 		try {
 			ticket = admit(call, operation, record, Thread.currentThread());
-			return acquireAndRun(operation, record, fingerprinted, invocation, call, ticket);
+			Object value = acquireAndRun(operation, record, fingerprinted, invocation, call, ticket);
+			if (value instanceof AfterCommit afterCommit) {
+				// The call ends with the caller's transaction
+				ended = false;
+				return afterCommit.register();
+			}
+			return value;
 		}
 		catch (Throwable ex) {
 			error = ex;
 			throw ex;
 		}
 		finally {
-			if (ticket != null) {
-				ticket.end();
+			if (ended) {
+				if (ticket != null) {
+					ticket.end();
+				}
+				this.listeners.end(call, record, error);
 			}
-			this.listeners.end(call, record, error);
 		}
 	}
 
@@ -364,6 +373,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 		if (result instanceof Acquired acquired) {
 			return run(operation, attempt(operation, record, request, acquired, claim), acquired.takeover(), invocation,
 					call, ticket);
+		}
+		if (result instanceof InProgress) {
+			TransactionOutcome holding = AfterCommit.holding(record);
+			if (holding != null) {
+				// A duplicate in the transaction that ran the method: what it will commit
+				report(call, operation, record, Outcome.REPLAYED);
+				invocation.replayed();
+				return holding.value(record);
+			}
 		}
 		if (result instanceof Completed completed) {
 			Throwable failure = replayedFailure(call, operation, record, completed);
@@ -619,6 +637,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		// Renewed until the outcome is recorded, retries included
 		Renewal renewal = renew(call, operation, attempt, ticket);
+		boolean renewing = false;
 		try {
 			if (!ticket.start()) {
 				throw refused(call, operation, attempt.record());
@@ -635,11 +654,18 @@ public final class IdempotencyEngine implements AutoCloseable {
 			finally {
 				IdempotencyContextHolder.restore(outer);
 			}
+			if (AfterCommit.defers(this.store)) {
+				// Recorded once the caller's transaction has ended, renewed until then
+				renewing = true;
+				return new AfterCommit(this, call, operation, attempt, takeover, value, renewal, ticket);
+			}
 			completed(call, operation, attempt, takeover, value);
 			return value;
 		}
 		finally {
-			renewal.stop();
+			if (!renewing) {
+				renewal.stop();
+			}
 		}
 	}
 

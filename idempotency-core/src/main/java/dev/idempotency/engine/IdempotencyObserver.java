@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * detached} from the starting thread once the method has returned its stage (or once a
  * {@code WAIT} begins, or at once when a lazy call starts on an event-loop thread, which
  * it leaves for a thread of the engine's own), then hear its outcome and end on the
- * thread that completes it. Each item of a batch
+ * thread that completes it. So is a call whose method returned inside a Spring-managed
+ * transaction that the store does not join: it hears its outcome and ends when that
+ * transaction has ended, on the thread that ends it. Each item of a batch
  * ({@link dev.idempotency.IdempotentExecutor#executeAll}) is one call, started and
  * detached at once, since the items' calls overlap; it hears its outcome and ends on the
  * caller's thread before the batch returns. Implementations must be fast and thread-safe;
@@ -80,7 +82,9 @@ public interface IdempotencyObserver {
 		 * Called once, last: on the thread that started the call, unless the call was
 		 * {@link #detach() detached}.
 		 * @param error what the call throws to its caller (the method's own exception or
-		 * an {@link dev.idempotency.IdempotencyException}), or {@code null}
+		 * an {@link dev.idempotency.IdempotencyException}), what kept the record of a
+		 * call that returned inside a transaction from completing once that transaction
+		 * ended (its rollback, or the store's exception), or {@code null}
 		 */
 		void end(@Nullable Throwable error);
 

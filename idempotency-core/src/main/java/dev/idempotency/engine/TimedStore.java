@@ -98,6 +98,11 @@ final class TimedStore implements IdempotencyStore {
 		return this.type;
 	}
 
+	@Override
+	public boolean joinsCurrentTransaction() {
+		return this.delegate.joinsCurrentTransaction();
+	}
+
 	private <T> CompletionStage<T> timedAsync(StoreOperation operation, Supplier<CompletionStage<T>> call) {
 		long start = System.nanoTime();
 		CompletionStage<T> reply;

@@ -8,6 +8,7 @@ import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.IdempotencyKafkaAfterRollback;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
 import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
+import dev.idempotency.kafka.KafkaTransactionSynchronization;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -33,7 +34,9 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * ({@link IdempotencyKafkaAfterRollback}) and recoverer, unless the application defines
  * one. Listener methods that return a {@code CompletableFuture}, a
  * {@code CompletionStage} or a {@code Mono} get the {@link KafkaAsyncListenerAdvisor}, so
- * that the same rules hold for their results.
+ * that the same rules hold for their results. Kafka transaction managers are made to
+ * synchronize ({@link KafkaTransactionSynchronization}), so that a record completes only
+ * once the container's transaction has committed.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -77,6 +80,12 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static KafkaAsyncListenerAdvisor idempotencyKafkaAsyncListenerAdvisor() {
 		return new KafkaAsyncListenerAdvisor();
+	}
+
+	// Static: a post-processor is created before the other beans
+	@Bean
+	static KafkaTransactionSynchronization idempotencyKafkaTransactionSynchronization() {
+		return new KafkaTransactionSynchronization();
 	}
 
 }

@@ -1,0 +1,125 @@
+package dev.idempotency.engine;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.BatchOutcome.Failed;
+import dev.idempotency.store.RecordKey;
+
+/**
+ * The records of a batch's items that ran inside a Spring-managed transaction the store
+ * does not join, recorded as {@link AfterCommit} records a single call's: completed in
+ * one store call ({@link BatchRecorder}) once the transaction has committed, released
+ * once it has rolled back or ended unknown. Each item's outcome is its value at once; its
+ * lease stays renewed, its call admitted and observed, until then.
+ *
+ * @param <I> the item type
+ */
+final class BatchAfterCommit<I> implements TransactionOutcome {
+
+	private static final Log logger = LogFactory.getLog(BatchAfterCommit.class);
+
+	private final IdempotencyEngine engine;
+
+	private final Operation operation;
+
+	private final List<BatchItems<I>.Slot> ran;
+
+	private final AtomicBoolean settled = new AtomicBoolean();
+
+	BatchAfterCommit(IdempotencyEngine engine, Operation operation, List<BatchItems<I>.Slot> ran) {
+		this.engine = engine;
+		this.operation = operation;
+		this.ran = ran;
+	}
+
+	/**
+	 * Wait for the end of the calling thread's transaction. Never throws: a
+	 * synchronization that cannot be registered completes the records at once.
+	 */
+	void register() {
+		for (BatchItems<I>.Slot slot : this.ran) {
+			slot.defer();
+		}
+		try {
+			SpringTransactions.register(this);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not wait for the end of the transaction of a batch of operation '"
+					+ this.operation.name() + "'; completing its records at once", ex);
+			committed();
+		}
+	}
+
+	@Override
+	public boolean holds(RecordKey record) {
+		return !this.settled.get() && slot(record) != null;
+	}
+
+	@Override
+	public @Nullable Object value(RecordKey record) {
+		BatchItems<I>.Slot slot = slot(record);
+		return (slot != null) ? slot.value() : null;
+	}
+
+	private BatchItems<I>.@Nullable Slot slot(RecordKey record) {
+		for (BatchItems<I>.Slot slot : this.ran) {
+			if (slot.record().equals(record)) {
+				return slot;
+			}
+		}
+		return null;
+	}
+
+	@Override
+	public void committed() {
+		if (!this.settled.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			new BatchRecorder(this.engine, this.operation).record(this.ran);
+		}
+		finally {
+			for (BatchItems<I>.Slot slot : this.ran) {
+				slot.settled(unrecorded(slot));
+			}
+		}
+	}
+
+	@Override
+	public void rolledBack(boolean unknown) {
+		if (!this.settled.compareAndSet(false, true)) {
+			return;
+		}
+		for (BatchItems<I>.Slot slot : this.ran) {
+			Throwable error = null;
+			try {
+				error = AfterCommit.release(this.engine, slot.call(), this.operation, slot.attempt(), unknown);
+			}
+			finally {
+				slot.settled(error);
+			}
+		}
+	}
+
+	// The recorder turned an item it could not complete into a failure; the caller had
+	// its value already, so it is only logged
+	private @Nullable Throwable unrecorded(BatchItems<I>.Slot slot) {
+		if (slot.outcome() instanceof Failed<?, ?> failed) {
+			logger.error("The transaction of " + slot.attempt() + " committed, but its record could not be "
+					+ "completed: " + failed.exception().getMessage(), failed.exception());
+			return failed.exception();
+		}
+		Error error = slot.encodingError();
+		if (error != null) {
+			logger.error("The transaction of " + slot.attempt() + " committed and its record completed, but its "
+					+ "value could not be stored for duplicates to replay", error);
+		}
+		return error;
+	}
+
+}
