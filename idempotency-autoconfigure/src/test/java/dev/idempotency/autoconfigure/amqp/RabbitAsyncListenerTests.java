@@ -1,0 +1,253 @@
+package dev.idempotency.autoconfigure.amqp;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.test.redis.RedisServer;
+import dev.idempotency.test.redis.TestRedis;
+
+import org.springframework.amqp.core.Declarable;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.support.converter.JacksonJsonMessageConverter;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code @RabbitListener}s that return the {@code CompletableFuture} of
+ * {@code @Idempotent} work, on a real RabbitMQ and a real Redis, with
+ * {@code default-requeue-rejected: false} as the README recommends: a copy that meets its
+ * event in progress, or a store that is down, is requeued until it can run or replay,
+ * never dead-lettered; a reused key is.
+ */
+@SpringBootTest(classes = RabbitAsyncListenerTests.TestApplication.class, webEnvironment = WebEnvironment.NONE,
+		properties = { "idempotency.store=redis", "idempotency.lock-timeout=10s",
+				"idempotency.redis.command-timeout=500ms",
+				"idempotency.messaging.in-progress-retry.initial-interval=50ms",
+				"idempotency.messaging.in-progress-retry.max-interval=400ms",
+				"spring.rabbitmq.listener.simple.prefetch=1",
+				"spring.rabbitmq.listener.simple.default-requeue-rejected=false",
+				"logging.level.dev.idempotency.amqp=debug" })
+class RabbitAsyncListenerTests {
+
+	private static final String QUEUES = "idempotency-async-" + UUID.randomUUID();
+
+	private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+	private static final RedisServer redis = TestRedis.startPrivateServer();
+
+	@Autowired
+	private RabbitTemplate rabbit;
+
+	@Autowired
+	private RabbitAdmin admin;
+
+	@Autowired
+	private Work work;
+
+	@DynamicPropertySource
+	static void servers(DynamicPropertyRegistry registry) {
+		for (String property : TestRabbit.get().properties()) {
+			String[] pair = property.split("=", 2);
+			registry.add(pair[0], () -> pair[1]);
+		}
+		registry.add("spring.data.redis.url", redis::url);
+		registry.add("idempotency.key-prefix", () -> QUEUES + ":");
+		registry.add("test.queues", () -> QUEUES);
+	}
+
+	@AfterAll
+	static void closeRedis() {
+		redis.close();
+	}
+
+	@Test
+	void copyOfAnAsyncEventInProgressIsRequeuedUntilItReplaysNotDeadLettered() {
+		String id = UUID.randomUUID().toString();
+		CountDownLatch release = this.work.hold(id);
+		send("async", new Event(id, 1));
+		await().atMost(DEADLINE).until(() -> this.work.effects(id) == 1);
+		send("async", new Event(id, 1));
+		await().atMost(DEADLINE).until(() -> this.work.deliveries(id) >= 4);
+		assertThat(readyMessages("async.dlq")).isZero();
+		release.countDown();
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completed(id)).isEqualTo(2));
+		assertThat(this.work.effects(id)).isOne();
+		assertThat(readyMessages("async")).isZero();
+		assertThat(readyMessages("async.dlq")).isZero();
+	}
+
+	@Test
+	void asyncEventMeetingAStoreOutageIsRequeuedUntilTheStoreIsBackNotDeadLettered() {
+		String id = UUID.randomUUID().toString();
+		redis.stop();
+		try {
+			send("async", new Event(id, 1));
+			await().atMost(DEADLINE).until(() -> this.work.deliveries(id) >= 4);
+			assertThat(readyMessages("async.dlq")).isZero();
+			assertThat(this.work.effects(id)).isZero();
+		}
+		finally {
+			redis.restart();
+		}
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completed(id)).isOne());
+		assertThat(this.work.effects(id)).isOne();
+		assertThat(readyMessages("async")).isZero();
+		assertThat(readyMessages("async.dlq")).isZero();
+	}
+
+	@Test
+	void asyncEventWithAReusedKeyIsDeadLetteredWithoutRetries() {
+		String id = UUID.randomUUID().toString();
+		send("async", new Event(id, 1));
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completed(id)).isOne());
+		send("async", new Event(id, 2));
+		assertThat(this.rabbit.receive(QUEUES + ".async.dlq", DEADLINE.toMillis())).isNotNull();
+		assertThat(this.work.deliveries(id)).isEqualTo(2);
+		assertThat(this.work.effects(id)).isOne();
+	}
+
+	private void send(String queue, Event event) {
+		this.rabbit.convertAndSend("", QUEUES + "." + queue, event);
+	}
+
+	private long readyMessages(String queue) {
+		return this.admin.getQueueInfo(QUEUES + "." + queue).getMessageCount();
+	}
+
+	record Event(String id, int amount) {
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	@Import({ Work.class, Listeners.class })
+	static class TestApplication {
+
+		@Bean
+		JacksonJsonMessageConverter messageConverter() {
+			JacksonJsonMessageConverter converter = new JacksonJsonMessageConverter();
+			converter.setAlwaysConvertToInferredType(true);
+			return converter;
+		}
+
+		@Bean
+		Declarables queues(@Value("${test.queues}") String prefix) {
+			String queue = prefix + ".async";
+			return new Declarables(List.<Declarable>of(QueueBuilder.nonDurable(queue)
+				.deadLetterExchange("")
+				.deadLetterRoutingKey(queue + ".dlq")
+				.expires(600_000)
+				.build(), QueueBuilder.nonDurable(queue + ".dlq").expires(600_000).build()));
+		}
+
+	}
+
+	static class Work {
+
+		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+
+		private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+
+		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+
+		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
+
+		CountDownLatch hold(String id) {
+			return this.held.computeIfAbsent(id, (k) -> new CountDownLatch(1));
+		}
+
+		@Idempotent(name = "rabbit.async", key = "#event.id", payload = "#event")
+		public CompletableFuture<String> charge(Event event) {
+			return CompletableFuture.supplyAsync(() -> {
+				count(this.effects, event.id());
+				CountDownLatch latch = this.held.get(event.id());
+				if (latch != null) {
+					await(latch);
+				}
+				return "receipt-" + event.id();
+			});
+		}
+
+		private static void await(CountDownLatch latch) {
+			try {
+				assertThat(latch.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
+
+		private static void count(Map<String, AtomicInteger> counts, String id) {
+			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+		}
+
+		void countDelivery(String id) {
+			count(this.deliveries, id);
+		}
+
+		void countCompletion(String id) {
+			count(this.completed, id);
+		}
+
+		int effects(String id) {
+			return get(this.effects, id);
+		}
+
+		int deliveries(String id) {
+			return get(this.deliveries, id);
+		}
+
+		int completed(String id) {
+			return get(this.completed, id);
+		}
+
+		private static int get(Map<String, AtomicInteger> counts, String id) {
+			AtomicInteger count = counts.get(id);
+			return (count != null) ? count.get() : 0;
+		}
+
+	}
+
+	static class Listeners {
+
+		private final Work work;
+
+		Listeners(Work work) {
+			this.work = work;
+		}
+
+		@RabbitListener(queues = "${test.queues}.async", concurrency = "2")
+		CompletableFuture<Void> async(Event event) {
+			this.work.countDelivery(event.id());
+			return this.work.charge(event).thenAccept((receipt) -> this.work.countCompletion(event.id()));
+		}
+
+	}
+
+}
