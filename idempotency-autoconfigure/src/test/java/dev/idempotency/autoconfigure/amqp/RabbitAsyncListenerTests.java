@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure.amqp;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -12,6 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.test.redis.RedisServer;
@@ -86,30 +91,32 @@ class RabbitAsyncListenerTests {
 		redis.close();
 	}
 
-	@Test
-	void copyOfAnAsyncEventInProgressIsRequeuedUntilItReplaysNotDeadLettered() {
+	@ParameterizedTest
+	@ValueSource(strings = { "async", "mono" })
+	void copyOfAnAsyncEventInProgressIsRequeuedUntilItReplaysNotDeadLettered(String queue) {
 		String id = UUID.randomUUID().toString();
 		CountDownLatch release = this.work.hold(id);
-		send("async", new Event(id, 1));
+		send(queue, new Event(id, 1));
 		await().atMost(DEADLINE).until(() -> this.work.effects(id) == 1);
-		send("async", new Event(id, 1));
+		send(queue, new Event(id, 1));
 		await().atMost(DEADLINE).until(() -> this.work.deliveries(id) >= 4);
-		assertThat(readyMessages("async.dlq")).isZero();
+		assertThat(readyMessages(queue + ".dlq")).isZero();
 		release.countDown();
 		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completed(id)).isEqualTo(2));
 		assertThat(this.work.effects(id)).isOne();
-		assertThat(readyMessages("async")).isZero();
-		assertThat(readyMessages("async.dlq")).isZero();
+		assertThat(readyMessages(queue)).isZero();
+		assertThat(readyMessages(queue + ".dlq")).isZero();
 	}
 
-	@Test
-	void asyncEventMeetingAStoreOutageIsRequeuedUntilTheStoreIsBackNotDeadLettered() {
+	@ParameterizedTest
+	@ValueSource(strings = { "async", "mono" })
+	void asyncEventMeetingAStoreOutageIsRequeuedUntilTheStoreIsBackNotDeadLettered(String queue) {
 		String id = UUID.randomUUID().toString();
 		redis.stop();
 		try {
-			send("async", new Event(id, 1));
+			send(queue, new Event(id, 1));
 			await().atMost(DEADLINE).until(() -> this.work.deliveries(id) >= 4);
-			assertThat(readyMessages("async.dlq")).isZero();
+			assertThat(readyMessages(queue + ".dlq")).isZero();
 			assertThat(this.work.effects(id)).isZero();
 		}
 		finally {
@@ -117,8 +124,8 @@ class RabbitAsyncListenerTests {
 		}
 		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completed(id)).isOne());
 		assertThat(this.work.effects(id)).isOne();
-		assertThat(readyMessages("async")).isZero();
-		assertThat(readyMessages("async.dlq")).isZero();
+		assertThat(readyMessages(queue)).isZero();
+		assertThat(readyMessages(queue + ".dlq")).isZero();
 	}
 
 	@Test
@@ -157,12 +164,17 @@ class RabbitAsyncListenerTests {
 
 		@Bean
 		Declarables queues(@Value("${test.queues}") String prefix) {
-			String queue = prefix + ".async";
-			return new Declarables(List.<Declarable>of(QueueBuilder.nonDurable(queue)
-				.deadLetterExchange("")
-				.deadLetterRoutingKey(queue + ".dlq")
-				.expires(600_000)
-				.build(), QueueBuilder.nonDurable(queue + ".dlq").expires(600_000).build()));
+			List<Declarable> declarables = new ArrayList<>();
+			for (String name : List.of("async", "mono")) {
+				String queue = prefix + "." + name;
+				declarables.add(QueueBuilder.nonDurable(queue)
+					.deadLetterExchange("")
+					.deadLetterRoutingKey(queue + ".dlq")
+					.expires(600_000)
+					.build());
+				declarables.add(QueueBuilder.nonDurable(queue + ".dlq").expires(600_000).build());
+			}
+			return new Declarables(declarables);
 		}
 
 	}
@@ -191,6 +203,18 @@ class RabbitAsyncListenerTests {
 				}
 				return "receipt-" + event.id();
 			});
+		}
+
+		@Idempotent(name = "rabbit.mono", key = "#event.id", payload = "#event")
+		public Mono<String> chargeMono(Event event) {
+			return Mono.fromCallable(() -> {
+				count(this.effects, event.id());
+				CountDownLatch latch = this.held.get(event.id());
+				if (latch != null) {
+					await(latch);
+				}
+				return "receipt-" + event.id();
+			}).subscribeOn(Schedulers.boundedElastic());
 		}
 
 		private static void await(CountDownLatch latch) {
@@ -246,6 +270,12 @@ class RabbitAsyncListenerTests {
 		CompletableFuture<Void> async(Event event) {
 			this.work.countDelivery(event.id());
 			return this.work.charge(event).thenAccept((receipt) -> this.work.countCompletion(event.id()));
+		}
+
+		@RabbitListener(queues = "${test.queues}.mono", concurrency = "2")
+		Mono<Void> mono(Event event) {
+			this.work.countDelivery(event.id());
+			return this.work.chargeMono(event).doOnNext((receipt) -> this.work.countCompletion(event.id())).then();
 		}
 
 	}
