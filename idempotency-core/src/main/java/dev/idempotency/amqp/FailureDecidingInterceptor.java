@@ -104,7 +104,9 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 		Duration delay = this.delays.next(failure, single);
 		this.log.requeueing(failure, delay, toTail ? " (to the tail of its queue)" : "");
 		hold(delay);
-		if (toTail && this.tailRequeue.requeue(arguments[0], single)) {
+		// A container that stops interrupts the hold: requeue at once, where RabbitMQ
+		// does
+		if (toTail && !Thread.currentThread().isInterrupted() && this.tailRequeue.requeue(arguments[0], single)) {
 			return null;
 		}
 		throw new MessageRequeuedException("Requeued after " + delay.toMillis() + " ms: " + reason,
