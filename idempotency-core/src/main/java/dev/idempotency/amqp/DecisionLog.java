@@ -41,8 +41,4 @@ final class DecisionLog {
 		logger.debug(message);
 	}
 
-	void warn(String message, Throwable ex) {
-		logger.warn(message, ex);
-	}
-
 }

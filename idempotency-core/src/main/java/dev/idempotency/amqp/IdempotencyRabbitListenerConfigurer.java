@@ -30,9 +30,10 @@ import org.springframework.util.ErrorHandler;
  * {@code NONE}):
  * <ul>
  * <li>{@link IdempotencyInProgressException}: the message is held by the consumer for the
- * {@link InProgressBackOff} (never longer than the other attempt's lease has left), then
- * requeued; it is never acknowledged or dead-lettered while the other attempt might still
- * fail.</li>
+ * {@link InProgressBackOff} (never longer than the other attempt's lease has left,
+ * counted per key and per message), then requeued, to the tail of its queue in a
+ * container created by a factory from {@link #applyTo}; it is never acknowledged before a
+ * copy is queued, nor dead-lettered, while the other attempt might still fail.</li>
  * <li>{@link IdempotencyStoreException} (including
  * {@link dev.idempotency.IdempotencyCompletionException}) and
  * {@link IdempotencyLockLostException}: held for the same back-off, counted in failures
@@ -48,9 +49,12 @@ import org.springframework.util.ErrorHandler;
  * It works by advice: one outermost and one innermost around the container's own advice
  * chain (Spring Boot's retry interceptor, or yours), so that retries and message
  * recoverers never see these exceptions, and the container's error handler sees the
- * decision. Spring Boot's auto-configuration applies it to every listener container
- * factory bean; apply it yourself to a container you create without a factory bean:
- * <pre class="code">
+ * decision. A listener that returns a {@code CompletableFuture} or {@code Mono} has its
+ * message settled past that chain, so {@link #applyTo} gives its endpoint an adapter that
+ * follows the same rules. Spring Boot's auto-configuration applies it to every listener
+ * container factory bean; apply it yourself to a container you create without a factory
+ * bean (whose copies are then requeued at the head of the queue, and whose listeners'
+ * failed asynchronous results are left to Spring AMQP): <pre class="code">
  * container.setAdviceChain(configurer.adviceChain(myRetryInterceptor));
  * container.setErrorHandler(configurer.errorHandler(container.getErrorHandler()));
  * </pre>
