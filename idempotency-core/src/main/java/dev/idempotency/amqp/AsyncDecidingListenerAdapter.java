@@ -19,15 +19,26 @@ final class AsyncDecidingListenerAdapter extends MessagingMessageListenerAdapter
 
 	private final AsyncFailures failures;
 
+	private volatile @Nullable TailRequeue tailRequeue;
+
 	AsyncDecidingListenerAdapter(@Nullable Object bean, @Nullable Method method, boolean returnExceptions,
 			@Nullable RabbitListenerErrorHandler errorHandler, AsyncFailures failures) {
 		super(bean, method, returnExceptions, errorHandler);
 		this.failures = failures;
 	}
 
+	/**
+	 * Requeue the messages of keys in progress to the tail of their queue by the given
+	 * requeue, which knows the container.
+	 * @param tailRequeue the requeue
+	 */
+	void requeueToTail(TailRequeue tailRequeue) {
+		this.tailRequeue = tailRequeue;
+	}
+
 	@Override
 	protected void asyncFailure(Message request, @Nullable Channel channel, Throwable t, @Nullable Object source) {
-		if (channel == null || !this.failures.settle(request, channel, t)) {
+		if (channel == null || !this.failures.settle(request, channel, t, this.tailRequeue)) {
 			super.asyncFailure(request, channel, t, source);
 		}
 	}

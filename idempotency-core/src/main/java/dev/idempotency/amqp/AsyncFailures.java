@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import com.rabbitmq.client.Channel;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.Message;
 
@@ -16,8 +17,9 @@ import org.springframework.amqp.core.Message;
  * a message past the container's advice chain (with a {@code basicReject} that follows
  * {@code default-requeue-rejected}). A message to requeue is held, unacknowledged, for
  * the back-off without holding any thread (the consumer takes no other message meanwhile
- * when its prefetch is 1), then rejected with requeue; one that no redelivery can help is
- * rejected without requeue.
+ * when its prefetch is 1), then requeued: to the tail of its queue by a
+ * {@link TailRequeue} for a key in progress, where it can, or rejected with requeue; one
+ * that no redelivery can help is rejected without requeue.
  */
 final class AsyncFailures {
 
@@ -36,9 +38,11 @@ final class AsyncFailures {
 	 * @param request the message
 	 * @param channel the channel it was delivered on
 	 * @param thrown what the result failed with
+	 * @param tailRequeue how to requeue a message whose key is in progress to the tail of
+	 * its queue, or {@code null} to requeue it at the head
 	 * @return whether the message was settled (or is to be, after the back-off)
 	 */
-	boolean settle(Message request, Channel channel, Throwable thrown) {
+	boolean settle(Message request, Channel channel, Throwable thrown, @Nullable TailRequeue tailRequeue) {
 		ListenerFailure failure = ListenerFailure.of(thrown);
 		if (failure == null) {
 			return false;
@@ -52,10 +56,14 @@ final class AsyncFailures {
 		if (failure.kind() == ListenerFailure.Kind.IN_PROGRESS) {
 			this.delays.storeAnswered();
 		}
+		TailRequeue toTail = (failure.kind() == ListenerFailure.Kind.IN_PROGRESS) ? tailRequeue : null;
 		Duration delay = this.delays.next(failure, request);
-		this.log.requeueing(failure, delay, "");
-		CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS)
-			.execute(() -> reject(channel, tag, true));
+		this.log.requeueing(failure, delay, (toTail != null) ? " (to the tail of its queue)" : "");
+		CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
+			if (toTail == null || !toTail.requeue(channel, request)) {
+				reject(channel, tag, true);
+			}
+		});
 		return true;
 	}
 

@@ -30,7 +30,8 @@ import org.springframework.util.ClassUtils;
  * {@code @RabbitListener}'s, are left as they are;</li>
  * <li>the container created gets the factory's advice chain with an outermost advice of
  * its own, which knows the container's acknowledge mode, and so can requeue a message to
- * the tail of its queue (see {@link TailRequeue}).</li>
+ * the tail of its queue (see {@link TailRequeue}), and so does the adapter of an
+ * asynchronous listener.</li>
  * </ul>
  */
 final class ContainerCreationInterceptor implements MethodInterceptor {
@@ -41,10 +42,13 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 
 	private final BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains;
 
+	private final DecisionLog log;
+
 	ContainerCreationInterceptor(AsyncFailures failures,
-			BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains) {
+			BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains, DecisionLog log) {
 		this.adapters = new Adapters(failures);
 		this.chains = chains;
+		this.log = log;
 	}
 
 	@Override
@@ -61,6 +65,9 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 			Advice[] configured = (chain != null) ? this.chains.apply(chain, listenerContainer) : null;
 			if (configured != null) {
 				listenerContainer.setAdviceChain(configured);
+			}
+			if (listenerContainer.getMessageListener() instanceof AsyncDecidingListenerAdapter adapter) {
+				adapter.requeueToTail(new TailRequeue(listenerContainer, this.log));
 			}
 		}
 		return container;

@@ -84,7 +84,8 @@ public final class IdempotencyRabbitListenerConfigurer {
 		DecisionLog log = new DecisionLog();
 		this.outermost = new FailureDecidingInterceptor(captured, delays, log, null);
 		this.innermost = new FailureCapturingInterceptor(captured);
-		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log), this::forContainer);
+		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log), this::forContainer,
+				log);
 	}
 
 	/**

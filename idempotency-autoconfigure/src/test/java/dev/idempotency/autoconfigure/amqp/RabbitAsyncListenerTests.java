@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +25,7 @@ import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.amqp.core.Declarable;
 import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
@@ -103,6 +105,7 @@ class RabbitAsyncListenerTests {
 		assertThat(readyMessages(queue + ".dlq")).isZero();
 		release.countDown();
 		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completed(id)).isEqualTo(2));
+		assertThat(this.work.requeuedToTail(id)).isTrue();
 		assertThat(this.work.effects(id)).isOne();
 		assertThat(readyMessages(queue)).isZero();
 		assertThat(readyMessages(queue + ".dlq")).isZero();
@@ -189,6 +192,8 @@ class RabbitAsyncListenerTests {
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
+		private final Set<String> requeuedToTail = ConcurrentHashMap.newKeySet();
+
 		CountDownLatch hold(String id) {
 			return this.held.computeIfAbsent(id, (k) -> new CountDownLatch(1));
 		}
@@ -231,8 +236,15 @@ class RabbitAsyncListenerTests {
 			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
 		}
 
-		void countDelivery(String id) {
+		void countDelivery(String id, Message message) {
 			count(this.deliveries, id);
+			if (message.getMessageProperties().getHeaders().containsKey("x-idempotency-requeues")) {
+				this.requeuedToTail.add(id);
+			}
+		}
+
+		boolean requeuedToTail(String id) {
+			return this.requeuedToTail.contains(id);
 		}
 
 		void countCompletion(String id) {
@@ -267,14 +279,14 @@ class RabbitAsyncListenerTests {
 		}
 
 		@RabbitListener(queues = "${test.queues}.async", concurrency = "2")
-		CompletableFuture<Void> async(Event event) {
-			this.work.countDelivery(event.id());
+		CompletableFuture<Void> async(Event event, Message message) {
+			this.work.countDelivery(event.id(), message);
 			return this.work.charge(event).thenAccept((receipt) -> this.work.countCompletion(event.id()));
 		}
 
 		@RabbitListener(queues = "${test.queues}.mono", concurrency = "2")
-		Mono<Void> mono(Event event) {
-			this.work.countDelivery(event.id());
+		Mono<Void> mono(Event event, Message message) {
+			this.work.countDelivery(event.id(), message);
 			return this.work.chargeMono(event).doOnNext((receipt) -> this.work.countCompletion(event.id())).then();
 		}
 
