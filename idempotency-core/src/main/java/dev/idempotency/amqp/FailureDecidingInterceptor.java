@@ -5,17 +5,13 @@ import java.util.List;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import dev.idempotency.IdempotencyStoreException;
-import dev.idempotency.messaging.StoreOutageLog;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.listener.ListenerExecutionFailedException;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 
 /**
  * The outermost advice of a listener container: turns the exception that
@@ -36,26 +32,45 @@ import org.springframework.amqp.listener.ListenerExecutionFailedException;
  * {@code MANUAL} container sends the negative acknowledgement too: the container decides
  * to requeue by the first of the two in the cause chain.</li>
  * </ul>
- * Each decision is logged in one line by the logger {@code dev.idempotency.amqp}: a
- * requeue of a message whose key is in progress elsewhere, or whose attempt lost its
- * record, at DEBUG (duplicates are handled so; the loss was logged when it happened), a
- * requeue after a store failure as {@link StoreOutageLog} does, and a rejection at WARN.
- * The exceptions are of types of their own, so that an error handler wrapped by
- * {@link DecidedFailuresErrorHandler} does not log them again.
+ * <p>
+ * In a container it was {@linkplain #forContainer made for}, a message whose key is in
+ * progress is requeued to the tail of its queue instead, where that can be done safely
+ * (see {@link TailRequeue}), so that the copies of a key in progress do not come back
+ * ahead of every other message, each to be held by the next free consumer, and occupy
+ * every consumer for as long as the first attempt runs. The message is then acknowledged,
+ * and the listener returns.
+ * <p>
+ * Each decision is logged in one line by {@link DecisionLog}. The exceptions are of types
+ * of their own, so that an error handler wrapped by {@link DecidedFailuresErrorHandler}
+ * does not log them again.
  */
 final class FailureDecidingInterceptor implements MethodInterceptor {
-
-	private static final Log logger = LogFactory.getLog(FailureDecidingInterceptor.class.getPackageName());
 
 	private final ThreadLocal<ListenerFailure> captured;
 
 	private final RedeliveryDelays delays;
 
-	private final StoreOutageLog storeOutage = new StoreOutageLog(logger);
+	private final DecisionLog log;
 
-	FailureDecidingInterceptor(ThreadLocal<ListenerFailure> captured, RedeliveryDelays delays) {
+	private final @Nullable TailRequeue tailRequeue;
+
+	FailureDecidingInterceptor(ThreadLocal<ListenerFailure> captured, RedeliveryDelays delays, DecisionLog log,
+			@Nullable TailRequeue tailRequeue) {
 		this.captured = captured;
 		this.delays = delays;
+		this.log = log;
+		this.tailRequeue = tailRequeue;
+	}
+
+	/**
+	 * Return an interceptor that decides as this one does, for one container, and
+	 * requeues the messages of keys in progress to the tail of their queue.
+	 * @param container the container
+	 * @return the interceptor
+	 */
+	FailureDecidingInterceptor forContainer(AbstractMessageListenerContainer container) {
+		return new FailureDecidingInterceptor(this.captured, this.delays, this.log,
+				new TailRequeue(container, this.log));
 	}
 
 	@Override
@@ -75,30 +90,29 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 		}
 		String reason = failure.exception().getMessage();
 		if (failure.kind() == ListenerFailure.Kind.REJECT) {
-			logger.warn("Rejecting a message without requeue (to its queue's dead-letter exchange, if it has one): "
-					+ reason);
+			this.log.rejecting(failure);
 			throw new MessageRejectedException("Rejected without requeue: " + reason, failure.exception());
 		}
+		@Nullable Object[] arguments = invocation.getArguments();
+		Message[] messages = messages(arguments);
+		Message single = (messages.length == 1 && !(arguments[1] instanceof List)) ? messages[0] : null;
+		boolean toTail = failure.kind() == ListenerFailure.Kind.IN_PROGRESS && this.tailRequeue != null
+				&& single != null;
 		if (failure.kind() == ListenerFailure.Kind.IN_PROGRESS) {
 			this.delays.storeAnswered();
 		}
-		Duration delay = this.delays.next(failure);
-		logRequeue(failure, delay);
+		Duration delay = this.delays.next(failure, single);
+		this.log.requeueing(failure, delay, toTail ? " (to the tail of its queue)" : "");
 		hold(delay);
+		// A container that stops interrupts the hold: requeue at once, where RabbitMQ
+		// does
+		if (toTail && !Thread.currentThread().isInterrupted() && this.tailRequeue.requeue(arguments[0], single)) {
+			return null;
+		}
 		throw new MessageRequeuedException("Requeued after " + delay.toMillis() + " ms: " + reason,
 				new ImmediateRequeueAmqpException(reason,
 						new AmqpRejectAndDontRequeueException(reason, true, failure.exception())),
-				messages(invocation.getArguments()));
-	}
-
-	private void logRequeue(ListenerFailure failure, Duration delay) {
-		String requeue = "Requeueing a message in " + delay.toMillis() + " ms";
-		if (failure.exception() instanceof IdempotencyStoreException) {
-			this.storeOutage.failed(requeue, failure.exception());
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug(requeue + ": " + failure.exception().getMessage());
-		}
+				messages);
 	}
 
 	@SuppressWarnings("unchecked")
@@ -113,14 +127,14 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 		return new Message[0];
 	}
 
-	private static void hold(Duration delay) {
+	private void hold(Duration delay) {
 		try {
 			Thread.sleep(delay.toMillis());
 		}
 		catch (InterruptedException ex) {
 			// The container is stopping: requeue at once
 			Thread.currentThread().interrupt();
-			logger.debug("Interrupted while holding a message before requeueing it");
+			this.log.debug("Interrupted while holding a message before requeueing it");
 		}
 	}
 

@@ -1,5 +1,6 @@
 package dev.idempotency.amqp;
 
+import java.lang.reflect.Modifier;
 import java.util.Arrays;
 
 import dev.idempotency.IdempotencyInProgressException;
@@ -12,9 +13,14 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.adapter.MessagingMessageListenerAdapter;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.NameMatchMethodPointcutAdvisor;
 import org.springframework.util.Assert;
 import org.springframework.util.ErrorHandler;
 
@@ -24,9 +30,10 @@ import org.springframework.util.ErrorHandler;
  * {@code NONE}):
  * <ul>
  * <li>{@link IdempotencyInProgressException}: the message is held by the consumer for the
- * {@link InProgressBackOff} (never longer than the other attempt's lease has left), then
- * requeued; it is never acknowledged or dead-lettered while the other attempt might still
- * fail.</li>
+ * {@link InProgressBackOff} (never longer than the other attempt's lease has left,
+ * counted per key and per message), then requeued, to the tail of its queue in a
+ * container created by a factory from {@link #applyTo}; it is never acknowledged before a
+ * copy is queued, nor dead-lettered, while the other attempt might still fail.</li>
  * <li>{@link IdempotencyStoreException} (including
  * {@link dev.idempotency.IdempotencyCompletionException}) and
  * {@link IdempotencyLockLostException}: held for the same back-off, counted in failures
@@ -42,9 +49,12 @@ import org.springframework.util.ErrorHandler;
  * It works by advice: one outermost and one innermost around the container's own advice
  * chain (Spring Boot's retry interceptor, or yours), so that retries and message
  * recoverers never see these exceptions, and the container's error handler sees the
- * decision. Spring Boot's auto-configuration applies it to every listener container
- * factory bean; apply it yourself to a container you create without a factory bean:
- * <pre class="code">
+ * decision. A listener that returns a {@code CompletableFuture} or {@code Mono} has its
+ * message settled past that chain, so {@link #applyTo} gives its endpoint an adapter that
+ * follows the same rules. Spring Boot's auto-configuration applies it to every listener
+ * container factory bean; apply it yourself to a container you create without a factory
+ * bean (whose copies are then requeued at the head of the queue, and whose listeners'
+ * failed asynchronous results are left to Spring AMQP): <pre class="code">
  * container.setAdviceChain(configurer.adviceChain(myRetryInterceptor));
  * container.setErrorHandler(configurer.errorHandler(container.getErrorHandler()));
  * </pre>
@@ -61,6 +71,8 @@ public final class IdempotencyRabbitListenerConfigurer {
 
 	private final FailureCapturingInterceptor innermost;
 
+	private final ContainerCreationInterceptor containerCreation;
+
 	/**
 	 * Create a configurer whose containers requeue after the given back-off.
 	 * @param backOff the back-off before a requeue
@@ -68,8 +80,12 @@ public final class IdempotencyRabbitListenerConfigurer {
 	public IdempotencyRabbitListenerConfigurer(InProgressBackOff backOff) {
 		Assert.notNull(backOff, "'backOff' must not be null");
 		ThreadLocal<ListenerFailure> captured = new ThreadLocal<>();
-		this.outermost = new FailureDecidingInterceptor(captured, new RedeliveryDelays(backOff));
+		RedeliveryDelays delays = new RedeliveryDelays(backOff);
+		DecisionLog log = new DecisionLog();
+		this.outermost = new FailureDecidingInterceptor(captured, delays, log, null);
 		this.innermost = new FailureCapturingInterceptor(captured);
+		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log), this::forContainer,
+				log);
 	}
 
 	/**
@@ -81,6 +97,43 @@ public final class IdempotencyRabbitListenerConfigurer {
 		Assert.notNull(factory, "'factory' must not be null");
 		Advice[] chain = factory.getAdviceChain();
 		factory.setAdviceChain(adviceChain((chain != null) ? chain : new Advice[0]));
+	}
+
+	/**
+	 * Configure a factory as {@link #configure(BaseRabbitListenerContainerFactory)} does,
+	 * and return a proxy of it (of its class) that also applies the rules to the
+	 * containers it creates where the advice chain cannot:
+	 * <ul>
+	 * <li>the {@code CompletableFuture}, {@code CompletionStage} or {@code Mono} that a
+	 * {@code @RabbitListener} method returns, whose failure Spring AMQP settles past the
+	 * advice chain (with {@code default-requeue-rejected} as the only rule);</li>
+	 * <li>a message whose key is in progress is requeued to the tail of its queue, not to
+	 * its head, where that can be done without losing it.</li>
+	 * </ul>
+	 * A factory that is a proxy already gets the advice added, unless its configuration
+	 * is frozen; one of a final class, which cannot be proxied, is only configured.
+	 * @param <F> the type of the factory
+	 * @param factory the factory
+	 * @return the proxy to use in place of the factory
+	 */
+	@SuppressWarnings("unchecked")
+	public <F extends BaseRabbitListenerContainerFactory<?>> F applyTo(F factory) {
+		configure(factory);
+		NameMatchMethodPointcutAdvisor advisor = new NameMatchMethodPointcutAdvisor(this.containerCreation);
+		advisor.setMappedName("createListenerContainer");
+		if (factory instanceof Advised advised) {
+			if (!advised.isFrozen() && advised.indexOf(this.containerCreation) < 0) {
+				advised.addAdvisor(0, advisor);
+			}
+			return factory;
+		}
+		if (Modifier.isFinal(factory.getClass().getModifiers())) {
+			return factory;
+		}
+		ProxyFactory proxyFactory = new ProxyFactory(factory);
+		proxyFactory.setProxyTargetClass(true);
+		proxyFactory.addAdvisor(advisor);
+		return (F) proxyFactory.getProxy(factory.getClass().getClassLoader());
 	}
 
 	/**
@@ -123,6 +176,29 @@ public final class IdempotencyRabbitListenerConfigurer {
 	public ErrorHandler errorHandler(ErrorHandler delegate) {
 		Assert.notNull(delegate, "'delegate' must not be null");
 		return (delegate instanceof DecidedFailuresErrorHandler) ? delegate : new DecidedFailuresErrorHandler(delegate);
+	}
+
+	// The chain of one container, whose outermost advice knows the container; null for
+	// a chain of another configurer's
+	private Advice @Nullable [] forContainer(Advice[] chain, AbstractMessageListenerContainer container) {
+		if (chain.length == 0 || chain[0] != this.outermost) {
+			return null;
+		}
+		Advice[] configured = chain.clone();
+		configured[0] = this.outermost.forContainer(container);
+		return configured;
+	}
+
+	/**
+	 * Return whether a container's message listener, if it returns a
+	 * {@code CompletableFuture}, {@code CompletionStage} or {@code Mono}, has the adapter
+	 * that {@link #applyTo} gives it, whose failed results follow the rules.
+	 * @param listener the container's message listener
+	 * @return {@code false} for a listener that returns such results without that adapter
+	 */
+	public static boolean settlesAsyncResults(@Nullable Object listener) {
+		return !(listener instanceof MessagingMessageListenerAdapter adapter) || !adapter.isAsyncReplies()
+				|| listener instanceof AsyncDecidingListenerAdapter;
 	}
 
 	/**

@@ -7,22 +7,35 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.messaging.InProgressBackOff;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.core.Message;
 
 /**
  * How long a consumer holds a message before it requeues it.
  * <p>
- * RabbitMQ tells a consumer little about earlier deliveries: a classic queue only sets
- * the {@code redelivered} flag, and a quorum queue's {@code x-delivery-count} counts
- * every return of the message, for whatever reason. What is in progress is a key, so the
- * attempt of the back-off is counted per operation and key: how many deliveries in a row
- * met it in progress here, forgotten once none has for twice the longest delay, and for
- * the least recently seen keys beyond {@value #REMEMBERED_KEYS}. A store that fails is
- * one outage for every message: its attempt is the number of failures in a row, which a
- * message handled without one ends.
+ * What is in progress is a key, so the attempt of the back-off is counted per operation
+ * and key: how many deliveries in a row met it in progress here, forgotten once none has
+ * for twice the longest delay, and for the least recently seen keys beyond
+ * {@value #REMEMBERED_KEYS}. That count is this instance's only, so a message that other
+ * instances held too (each of several instances starts its count at the first delivery it
+ * sees) is also counted by what it carries: the {@value #REQUEUES} header of a copy
+ * requeued to the tail of its queue, or else the {@code x-delivery-count} a quorum queue
+ * sets (every return of the message, for whatever reason); the attempt is the larger of
+ * the two. A store that fails is one outage for every message: its attempt is the number
+ * of failures in a row, which a message handled without one ends.
  */
 final class RedeliveryDelays {
 
 	static final int REMEMBERED_KEYS = 10_000;
+
+	/**
+	 * The header of a copy requeued to the tail of its queue: how many times the message
+	 * was.
+	 */
+	static final String REQUEUES = "x-idempotency-requeues";
+
+	static final String DELIVERY_COUNT = "x-delivery-count";
 
 	// Far past the longest delay; keeps the exponent of the back-off small
 	private static final int MOST_ATTEMPTS = 64;
@@ -50,11 +63,14 @@ final class RedeliveryDelays {
 	/**
 	 * Count one more delivery that failed so, and return how long to hold it.
 	 * @param failure what the delivery met
+	 * @param message the message delivered
 	 * @return the delay before the message is requeued
 	 */
-	Duration next(ListenerFailure failure) {
+	Duration next(ListenerFailure failure, @Nullable Message message) {
 		if (failure.exception() instanceof IdempotencyInProgressException inProgress) {
-			return this.backOff.delay(inProgressAttempt(inProgress), inProgress);
+			int attempt = Math.max(inProgressAttempt(inProgress),
+					Math.min(earlierDeliveries(message) + 1, MOST_ATTEMPTS));
+			return this.backOff.delay(attempt, inProgress);
 		}
 		int attempt = this.storeFailures.updateAndGet((failures) -> Math.min(failures + 1, MOST_ATTEMPTS));
 		return this.backOff.delay(attempt);
@@ -65,6 +81,23 @@ final class RedeliveryDelays {
 	 */
 	void storeAnswered() {
 		this.storeFailures.set(0);
+	}
+
+	/**
+	 * Return how many times a message was requeued before, by the headers it carries.
+	 * @param message the message, or {@code null} for several
+	 * @return the count, 0 if it carries none
+	 */
+	static int earlierDeliveries(@Nullable Message message) {
+		if (message == null) {
+			return 0;
+		}
+		Map<String, @Nullable Object> headers = message.getMessageProperties().getHeaders();
+		Object count = headers.get(REQUEUES);
+		if (count == null) {
+			count = headers.get(DELIVERY_COUNT);
+		}
+		return (count instanceof Number number) ? (int) Math.max(0, Math.min(number.longValue(), MOST_ATTEMPTS)) : 0;
 	}
 
 	private int inProgressAttempt(IdempotencyInProgressException exception) {

@@ -3,6 +3,7 @@ package dev.idempotency.amqp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.IdempotencyCompletionException;
@@ -19,6 +20,7 @@ import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
@@ -28,9 +30,14 @@ import org.springframework.amqp.listener.ListenerExecutionFailedException;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.RetryInterceptorBuilder;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.amqp.listener.ContainerUtils;
 import org.springframework.amqp.rabbit.retry.RejectAndDontRequeueRecoverer;
 import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.util.ErrorHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -171,11 +178,47 @@ class IdempotencyRabbitListenerConfigurerTests {
 	}
 
 	@Test
+	void factoryFromApplyToGivesAsyncEndpointsAnAdapterThatSettlesTheirResultsAndEachContainerAnAdviceOfItsOwn()
+			throws Exception {
+		SimpleRabbitListenerContainerFactory factory = this.configurer
+			.applyTo(new SimpleRabbitListenerContainerFactory());
+		assertThat(AopUtils.isCglibProxy(factory)).isTrue();
+		assertThat(IdempotencyRabbitListenerConfigurer.isConfigured(factory.getAdviceChain())).isTrue();
+		SimpleMessageListenerContainer future = factory.createListenerContainer(endpoint("future"));
+		SimpleMessageListenerContainer mono = factory.createListenerContainer(endpoint("mono"));
+		SimpleMessageListenerContainer plain = factory.createListenerContainer(endpoint("plain"));
+		assertThat(future.getMessageListener()).isInstanceOf(AsyncDecidingListenerAdapter.class);
+		assertThat(mono.getMessageListener()).isInstanceOf(AsyncDecidingListenerAdapter.class);
+		assertThat(plain.getMessageListener()).isNotInstanceOf(AsyncDecidingListenerAdapter.class);
+		assertThat(IdempotencyRabbitListenerConfigurer.settlesAsyncResults(plain.getMessageListener())).isTrue();
+		Advice[] futureChain = (Advice[]) ReflectionTestUtils.getField(future, "adviceChain");
+		Advice[] plainChain = (Advice[]) ReflectionTestUtils.getField(plain, "adviceChain");
+		assertThat(futureChain[0]).isInstanceOf(FailureDecidingInterceptor.class)
+			.isNotSameAs(factory.getAdviceChain()[0])
+			.isNotSameAs(plainChain[0]);
+		assertThat(this.configurer.applyTo(factory)).isSameAs(factory);
+		SimpleMessageListenerContainer unadvised = new SimpleRabbitListenerContainerFactory()
+			.createListenerContainer(endpoint("future"));
+		assertThat(IdempotencyRabbitListenerConfigurer.settlesAsyncResults(unadvised.getMessageListener())).isFalse();
+	}
+
+	@Test
 	void badArgumentsAreRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new IdempotencyRabbitListenerConfigurer(null))
 			.withMessage("'backOff' must not be null");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.configurer.adviceChain((Advice) null))
 			.withMessage("'chain' must not contain null elements");
+	}
+
+	private static MethodRabbitListenerEndpoint endpoint(String method) throws NoSuchMethodException {
+		MethodRabbitListenerEndpoint endpoint = new MethodRabbitListenerEndpoint();
+		endpoint.setBean(new Listeners());
+		endpoint.setMethod(Listeners.class.getDeclaredMethod(method, String.class));
+		DefaultMessageHandlerMethodFactory handlerMethods = new DefaultMessageHandlerMethodFactory();
+		handlerMethods.afterPropertiesSet();
+		endpoint.setMessageHandlerMethodFactory(handlerMethods);
+		endpoint.setQueueNames("events");
+		return endpoint;
 	}
 
 	private Delegate listenerThrowing(IdempotencyException exception) {
@@ -196,6 +239,21 @@ class IdempotencyRabbitListenerConfigurerTests {
 			factory.addAdvice(advice);
 		}
 		return (Delegate) factory.getProxy();
+	}
+
+	static class Listeners {
+
+		CompletableFuture<Void> future(String event) {
+			return CompletableFuture.completedFuture(null);
+		}
+
+		Mono<Void> mono(String event) {
+			return Mono.empty();
+		}
+
+		void plain(String event) {
+		}
+
 	}
 
 	/**

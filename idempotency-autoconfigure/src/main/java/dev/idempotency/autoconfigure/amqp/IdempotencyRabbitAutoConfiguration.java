@@ -25,8 +25,12 @@ import org.springframework.context.annotation.Role;
  * {@code idempotency.messaging.in-progress-retry}. Its acknowledge mode and other
  * settings stay as they are, and so does its error handler, but that Spring AMQP's
  * default one no longer sees (and logs at WARN) the messages the rules requeue or reject,
- * which they log in one line each. An {@link IdempotencyRabbitListenerConfigurer} bean of
- * the application's replaces the one it applies.
+ * which they log in one line each. Each factory bean becomes the
+ * {@linkplain IdempotencyRabbitListenerConfigurer#applyTo proxy} that also gives the
+ * rules to listeners that return a {@code CompletableFuture} or {@code Mono} and requeues
+ * copies of keys in progress to the tail of their queue. An
+ * {@link IdempotencyRabbitListenerConfigurer} bean of the application's replaces the one
+ * it applies.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
@@ -62,6 +66,13 @@ public final class IdempotencyRabbitAutoConfiguration {
 	static AcknowledgeOnDeliveryWarning idempotencyRabbitAcknowledgeOnDeliveryWarning(
 			ObjectProvider<RabbitListenerEndpointRegistry> registry) {
 		return new AcknowledgeOnDeliveryWarning(registry);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static AsyncListenerWarning idempotencyRabbitAsyncListenerWarning(
+			ObjectProvider<RabbitListenerEndpointRegistry> registry) {
+		return new AsyncListenerWarning(registry);
 	}
 
 }

@@ -10,7 +10,8 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  * Applies the {@link IdempotencyRabbitListenerConfigurer} to each listener container
  * factory once it is initialized, that is, after the code that defined it (Spring Boot's
  * configurer included) has set its advice chain, and before any container is created from
- * it.
+ * it: the bean becomes {@linkplain IdempotencyRabbitListenerConfigurer#applyTo the proxy}
+ * the configurer returns, of the factory's class.
  */
 final class RabbitListenerContainerFactoryPostProcessor implements BeanPostProcessor {
 
@@ -23,7 +24,10 @@ final class RabbitListenerContainerFactoryPostProcessor implements BeanPostProce
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof BaseRabbitListenerContainerFactory<?> factory) {
-			this.configurer.ifAvailable((configurer) -> configurer.configure(factory));
+			IdempotencyRabbitListenerConfigurer configurer = this.configurer.getIfAvailable();
+			if (configurer != null) {
+				return configurer.applyTo(factory);
+			}
 		}
 		return bean;
 	}

@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure.amqp;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.aopalliance.aop.Advice;
@@ -15,6 +16,7 @@ import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.listener.ConditionalRejectingErrorHandler;
+import org.springframework.amqp.rabbit.annotation.RabbitHandler;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
@@ -145,6 +147,24 @@ class IdempotencyRabbitAutoConfigurationTests {
 	}
 
 	@Test
+	void asyncListenerMethodsGetTheRulesAndAClassLevelListenerThatReturnsAFutureIsWarnedOf(CapturedOutput output) {
+		this.runner.withUserConfiguration(AsyncListeners.class, ClassLevelAsyncListener.class)
+			.withPropertyValues("spring.rabbitmq.listener.simple.auto-startup=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RabbitListenerEndpointRegistry registry = context.getBean(RabbitListenerEndpointRegistry.class);
+				assertThat(IdempotencyRabbitListenerConfigurer
+					.settlesAsyncResults(((AbstractMessageListenerContainer) registry.getListenerContainer("future"))
+						.getMessageListener()))
+					.isTrue();
+				assertThat(output)
+					.contains("RabbitMQ listener container 'class-level' has a listener that returns a"
+							+ " CompletableFuture or Mono")
+					.doesNotContain("container 'future' has a listener");
+			});
+	}
+
+	@Test
 	void defaultErrorHandlerOfEachContainerIsWrappedAndAnApplicationsOwnIsKept() {
 		this.runner.withUserConfiguration(ErrorHandlers.class)
 			.withPropertyValues("spring.rabbitmq.listener.simple.auto-startup=false")
@@ -187,6 +207,25 @@ class IdempotencyRabbitAutoConfigurationTests {
 
 		@RabbitListener(id = "on-return", queues = "refunds")
 		void onReturn(String refund) {
+		}
+
+	}
+
+	static class AsyncListeners {
+
+		@RabbitListener(id = "future", queues = "payments")
+		CompletableFuture<Void> future(String payment) {
+			return CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+	@RabbitListener(id = "class-level", queues = "refunds")
+	static class ClassLevelAsyncListener {
+
+		@RabbitHandler
+		CompletableFuture<Void> refund(String refund) {
+			return CompletableFuture.completedFuture(null);
 		}
 
 	}

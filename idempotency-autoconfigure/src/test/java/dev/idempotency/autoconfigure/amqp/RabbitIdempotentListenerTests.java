@@ -15,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.Channel;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -462,10 +463,13 @@ class RabbitIdempotentListenerTests {
 		}
 
 		@RabbitListener(queues = "${test.queues}.crash", concurrency = "2")
-		void crash(Event event, Channel channel, @Header(AmqpHeaders.REDELIVERED) boolean redelivered) {
+		// A redelivery, or the copy of one that met the event in progress, requeued to
+		// the tail
+		void crash(Event event, Channel channel, @Header(AmqpHeaders.REDELIVERED) boolean redelivered,
+				@Header(name = "x-idempotency-requeues", required = false) @Nullable Integer requeues) {
 			this.tally.delivered(event.id());
 			this.payments.crash(event, () -> close(channel));
-			this.tally.handled("crash", redelivered);
+			this.tally.handled("crash", redelivered || requeues != null);
 		}
 
 		@RabbitListener(queues = "${test.queues}.reuse")

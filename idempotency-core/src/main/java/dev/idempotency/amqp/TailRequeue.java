@@ -1,0 +1,129 @@
+package dev.idempotency.amqp;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.rabbitmq.client.AMQP.BasicProperties;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
+import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
+
+/**
+ * Requeues a held message behind the others of its queue, where RabbitMQ would put it
+ * back at the head (and so hand it to the next free consumer at once, ahead of every
+ * other message): publishes a copy to the queue it was consumed from, through the default
+ * exchange, and acknowledges the message only once the broker confirmed the copy was
+ * queued. The copy keeps the body, the headers and the properties the message was
+ * delivered with, its delivery mode and user id included; it carries
+ * {@value RedeliveryDelays#REQUEUES} (one more than the message did), and not the
+ * {@code x-delivery-count} that is the broker's to set.
+ * <p>
+ * It does so only where no message can be lost: a single message (not a batch), in a
+ * container that acknowledges in {@code AUTO} or {@code MANUAL} mode on a channel that is
+ * not transacted, consumed from a queue it knows. The copy goes on a channel of its own,
+ * in confirm mode, published as mandatory: a copy the broker did not confirm within
+ * {@value #CONFIRM_SECONDS} s, or returned as unroutable, leaves the message to be
+ * requeued as RabbitMQ does. A consumer that dies between the confirmation and the
+ * acknowledgement leaves both the copy and the message queued: a duplicate, which
+ * {@code @Idempotent} work replays.
+ */
+final class TailRequeue {
+
+	static final int CONFIRM_SECONDS = 5;
+
+	private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(CONFIRM_SECONDS);
+
+	private final AbstractMessageListenerContainer container;
+
+	private final MessagePropertiesConverter converter = new DefaultMessagePropertiesConverter();
+
+	private final DecisionLog log;
+
+	TailRequeue(AbstractMessageListenerContainer container, DecisionLog log) {
+		this.container = container;
+		this.log = log;
+	}
+
+	/**
+	 * Requeue a message to the tail of its queue, if it can be done safely.
+	 * @param consumerChannel the channel the message was delivered on
+	 * @param message the message
+	 * @return whether it was: the copy is queued, and the message acknowledged (in
+	 * {@code MANUAL} mode) or to be acknowledged by the container (in {@code AUTO} mode)
+	 */
+	boolean requeue(@Nullable Object consumerChannel, Message message) {
+		AcknowledgeMode mode = this.container.getAcknowledgeMode();
+		String queue = message.getMessageProperties().getConsumerQueue();
+		if (!(consumerChannel instanceof Channel channel) || queue == null || this.container.isChannelTransacted()
+				|| (mode != AcknowledgeMode.AUTO && mode != AcknowledgeMode.MANUAL)) {
+			return false;
+		}
+		if (!publish(channel.getConnection(), queue, message)) {
+			return false;
+		}
+		if (mode == AcknowledgeMode.MANUAL) {
+			try {
+				channel.basicAck(message.getMessageProperties().getDeliveryTag(), false);
+			}
+			catch (IOException | RuntimeException ex) {
+				// The channel closed: the broker requeues the message, a duplicate of the
+				// copy
+				this.log.debug("Could not acknowledge a message requeued to the tail of '" + queue + "': " + ex);
+			}
+		}
+		return true;
+	}
+
+	private boolean publish(Connection connection, String queue, Message message) {
+		AtomicBoolean returned = new AtomicBoolean();
+		try (Channel channel = connection.createChannel()) {
+			if (channel == null) {
+				return false;
+			}
+			channel.confirmSelect();
+			channel.addReturnListener((reply) -> returned.set(true));
+			channel.basicPublish("", queue, true, properties(message), message.getBody());
+			// The broker sends a return before the confirmation of the same message
+			channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
+			return !returned.get();
+		}
+		catch (IOException | TimeoutException | RuntimeException ex) {
+			this.log
+				.debug("Could not requeue a message to the tail of '" + queue + "', requeueing it at its head: " + ex);
+			return false;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	private BasicProperties properties(Message message) {
+		MessageProperties received = message.getMessageProperties();
+		Map<String, @Nullable Object> headers = new HashMap<>(received.getHeaders());
+		headers.remove(RedeliveryDelays.DELIVERY_COUNT);
+		headers.put(RedeliveryDelays.REQUEUES, RedeliveryDelays.earlierDeliveries(message) + 1);
+		MessageDeliveryMode deliveryMode = received.getReceivedDeliveryMode();
+		BasicProperties.Builder builder = this.converter.fromMessageProperties(received, "UTF-8")
+			.builder()
+			.headers(headers)
+			.userId(received.getReceivedUserId());
+		if (deliveryMode != null) {
+			builder.deliveryMode(MessageDeliveryMode.toInt(deliveryMode));
+		}
+		return builder.build();
+	}
+
+}
