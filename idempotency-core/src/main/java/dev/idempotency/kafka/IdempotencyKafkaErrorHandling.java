@@ -96,15 +96,19 @@ public final class IdempotencyKafkaErrorHandling {
 	public static void applyTo(DefaultErrorHandler handler, InProgressBackOff backOff) {
 		Assert.notNull(handler, "'handler' must not be null");
 		Assert.notNull(backOff, "'backOff' must not be null");
-		// Retryable, so that the back-off function decides, also for a handler whose
-		// classification defaults to false: no retries for the exceptions that no retry
-		// can fix, but a warning, which spring-kafka would not log
-		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class);
-		IdempotencyBackOffs.NOT_RETRYABLE.forEach(handler::addRetryableExceptions);
+		classify(handler);
 		handler.setBackOffFunction(backOffFunction(backOff));
 		// A record that met a store failure and then an attempt in progress starts the
 		// in-progress back-off afresh, and the other way round
 		handler.setResetStateOnExceptionChange(true);
+	}
+
+	// Retryable, so that the back-off function decides, also for a handler whose
+	// classification defaults to false: no retries for the exceptions that no retry can
+	// fix, but a warning, which spring-kafka would not log
+	static void classify(DefaultErrorHandler handler) {
+		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class);
+		IdempotencyBackOffs.NOT_RETRYABLE.forEach(handler::addRetryableExceptions);
 	}
 
 	/**

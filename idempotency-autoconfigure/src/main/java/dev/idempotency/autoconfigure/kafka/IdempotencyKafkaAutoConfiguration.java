@@ -6,6 +6,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
+import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -16,13 +17,17 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 
 /**
  * Auto-configuration of idempotent Kafka listeners: an error handler with the rules of
  * {@link IdempotencyKafkaErrorHandling}, which Spring Boot's listener container factory
  * picks up. Its recoverer is the application's {@link ConsumerRecordRecoverer} bean, if
  * it has exactly one. It backs off when the application defines a
- * {@link CommonErrorHandler} of its own.
+ * {@link CommonErrorHandler} of its own. Retry topics ({@code @RetryableTopic}), whose
+ * containers get an error handler of spring-kafka's instead, follow the same rules
+ * through an {@link IdempotencyRetryTopicComponentFactory}, unless the application
+ * defines a {@link RetryTopicComponentFactory} of its own.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -46,6 +51,12 @@ public final class IdempotencyKafkaAutoConfiguration {
 		}
 		return IdempotencyKafkaErrorHandling.errorHandler(recoverer,
 				properties.getMessaging().getInProgressRetry().toBackOff());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RetryTopicComponentFactory.class)
+	IdempotencyRetryTopicComponentFactory idempotencyRetryTopicComponentFactory(IdempotencyProperties properties) {
+		return new IdempotencyRetryTopicComponentFactory(properties.getMessaging().getInProgressRetry().toBackOff());
 	}
 
 }

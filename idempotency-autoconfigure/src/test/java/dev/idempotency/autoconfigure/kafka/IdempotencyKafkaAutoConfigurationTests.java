@@ -14,6 +14,7 @@ import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
+import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -30,6 +31,7 @@ import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
+import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +57,19 @@ class IdempotencyKafkaAutoConfigurationTests {
 			ConcurrentMessageListenerContainer<?, ?> container = factory.createContainer("payments");
 			assertThat(container.getCommonErrorHandler()).isSameAs(context.getBean(CommonErrorHandler.class));
 		});
+	}
+
+	@Test
+	void retryTopicsGetTheIdempotencyComponentFactory() {
+		this.contextRunner.run((context) -> assertThat(context).getBean(RetryTopicComponentFactory.class)
+			.isInstanceOf(IdempotencyRetryTopicComponentFactory.class));
+	}
+
+	@Test
+	void retryTopicComponentFactoryOfTheApplicationIsKept() {
+		this.contextRunner.withBean("custom", RetryTopicComponentFactory.class, RetryTopicComponentFactory::new)
+			.run((context) -> assertThat(context).getBean(RetryTopicComponentFactory.class)
+				.isNotInstanceOf(IdempotencyRetryTopicComponentFactory.class));
 	}
 
 	@Test
