@@ -3,9 +3,13 @@ package dev.idempotency.autoconfigure.kafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -118,7 +122,7 @@ class IdempotentKafkaRetryTopicTests {
 		this.charges.gate(id).countDown();
 		await().atMost(DEADLINE).until(() -> committed(RETRYABLE) > duplicate);
 		assertThat(this.ledger.effects(HOLDER, id) + this.ledger.effects(RETRYABLE, id)).isOne();
-		assertThat(this.ledger.deliveries(RETRY_TOPIC)).isZero();
+		assertThat(this.listener.retryDeliveries(id)).isZero();
 		assertThat(deadLetters(id)).isEmpty();
 	}
 
@@ -138,7 +142,7 @@ class IdempotentKafkaRetryTopicTests {
 		}
 		await().atMost(DEADLINE).until(() -> committed(RETRYABLE) > offset);
 		assertThat(this.ledger.effects(RETRYABLE, id)).isOne();
-		assertThat(this.ledger.deliveries(RETRY_TOPIC)).isZero();
+		assertThat(this.listener.retryDeliveries(id)).isZero();
 		assertThat(deadLetters(id)).isEmpty();
 	}
 
@@ -155,8 +159,19 @@ class IdempotentKafkaRetryTopicTests {
 				.contains("was already used with a different payload");
 		});
 		assertThat(this.ledger.deliveries(RETRYABLE, 0, reused)).isOne();
-		assertThat(this.ledger.deliveries(RETRY_TOPIC)).isZero();
+		assertThat(this.listener.retryDeliveries(id)).isZero();
 		assertThat(this.ledger.effects(RETRYABLE, id)).isOne();
+	}
+
+	@Test
+	void failureOfTheApplicationGoesThroughTheRetryTopicsToTheDeadLetterTopic() throws Exception {
+		String id = "evt-" + UUID.randomUUID();
+		this.listener.failing.add(id);
+		long offset = send(RETRYABLE, new PaymentEvent(id, 30));
+		await().atMost(DEADLINE).until(() -> !deadLetters(id).isEmpty());
+		assertThat(this.ledger.deliveries(RETRYABLE, 0, offset)).isOne();
+		assertThat(this.listener.retryDeliveries(id)).isEqualTo(2);
+		assertThat(this.ledger.effects(RETRYABLE, id)).isZero();
 	}
 
 	private List<ConsumerRecord<String, String>> deadLetters(String id) {
@@ -190,6 +205,10 @@ class IdempotentKafkaRetryTopicTests {
 
 		final List<ConsumerRecord<String, String>> deadLetters = new CopyOnWriteArrayList<>();
 
+		final Set<String> failing = ConcurrentHashMap.newKeySet();
+
+		private final Map<String, AtomicInteger> retryDeliveries = new ConcurrentHashMap<>();
+
 		RetryableListener(Ledger ledger, Charges charges) {
 			this.ledger = ledger;
 			this.charges = charges;
@@ -201,7 +220,18 @@ class IdempotentKafkaRetryTopicTests {
 				@Header(KafkaHeaders.RECEIVED_PARTITION) int partition, @Header(KafkaHeaders.OFFSET) long offset)
 				throws InterruptedException {
 			this.ledger.delivered(topic, partition, offset);
+			if (topic.equals(RETRY_TOPIC)) {
+				this.retryDeliveries.computeIfAbsent(event.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			}
+			if (this.failing.contains(event.id())) {
+				throw new IllegalStateException("Failed before the idempotent work");
+			}
 			this.charges.charge(RETRYABLE, event);
+		}
+
+		int retryDeliveries(String id) {
+			AtomicInteger count = this.retryDeliveries.get(id);
+			return (count != null) ? count.get() : 0;
 		}
 
 		@DltHandler
