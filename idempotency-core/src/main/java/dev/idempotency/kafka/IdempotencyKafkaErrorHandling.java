@@ -18,6 +18,7 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultBackOffHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.SeekUtils;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.BackOff;
 
@@ -75,6 +76,33 @@ public final class IdempotencyKafkaErrorHandling {
 	public static DefaultErrorHandler errorHandler(@Nullable ConsumerRecordRecoverer recoverer,
 			InProgressBackOff backOff) {
 		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, SeekUtils.DEFAULT_BACK_OFF, backOffHandler());
+		applyTo(handler, backOff);
+		return handler;
+	}
+
+	/**
+	 * Create an error handler like
+	 * {@link #errorHandler(ConsumerRecordRecoverer, InProgressBackOff)} that waits out
+	 * each back-off by pausing only the partition of the record that waits, instead of
+	 * sleeping on the consumer thread: the consumer goes on polling the other partitions
+	 * it was assigned, and the record is fetched again once its partition is resumed. The
+	 * handler's retry listener learns which partition to pause:
+	 * {@link DefaultErrorHandler#setRetryListeners} would replace it, and the consumer
+	 * thread would then sleep again.
+	 * @param recoverer what receives a record that is not retried, or {@code null} for
+	 * spring-kafka's default, which logs it
+	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
+	 * store failures
+	 * @param scheduler what resumes each partition when its delay has passed
+	 * @return the error handler
+	 */
+	public static DefaultErrorHandler partitionPausingErrorHandler(@Nullable ConsumerRecordRecoverer recoverer,
+			InProgressBackOff backOff, TaskScheduler scheduler) {
+		Assert.notNull(scheduler, "'scheduler' must not be null");
+		PartitionPausingBackOffHandler pauser = new PartitionPausingBackOffHandler(scheduler);
+		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, SeekUtils.DEFAULT_BACK_OFF,
+				backOffHandler(pauser));
+		handler.setRetryListeners(pauser);
 		applyTo(handler, backOff);
 		return handler;
 	}
@@ -142,7 +170,10 @@ public final class IdempotencyKafkaErrorHandling {
 	 * Return a back-off handler that bounds the delay of a record whose key is in
 	 * progress elsewhere by the remaining lease of that attempt (at least 1 ms), logs
 	 * each retry for our exceptions in one line (see above), and hands every delay to
-	 * another handler, such as a {@code ContainerPausingBackOffHandler}.
+	 * another handler. Not spring-kafka's {@code ContainerPausingBackOffHandler}, which
+	 * pauses every partition of the consumer, not only the record's: to let the other
+	 * partitions go on, use
+	 * {@link #partitionPausingErrorHandler(ConsumerRecordRecoverer, InProgressBackOff, TaskScheduler)}.
 	 * @param delegate the handler that waits
 	 * @return the back-off handler
 	 */
