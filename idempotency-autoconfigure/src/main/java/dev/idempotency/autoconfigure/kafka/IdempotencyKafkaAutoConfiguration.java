@@ -7,6 +7,7 @@ import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
 import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
+import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -14,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -40,7 +42,10 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	DefaultErrorHandler idempotencyKafkaErrorHandler(IdempotencyProperties properties,
-			ObjectProvider<ConsumerRecordRecoverer> recoverers) {
+			ObjectProvider<ConsumerRecordRecoverer> recoverers,
+			ObjectProvider<ConsumerFactory<?, ?>> consumerFactories) {
+		InProgressBackOff backOff = properties.getMessaging().getInProgressRetry().toBackOff();
+		MaxPollIntervalCheck.check(backOff, consumerFactories.getIfUnique());
 		ConsumerRecordRecoverer recoverer = recoverers.getIfUnique();
 		if (recoverer == null && recoverers.stream().findAny().isPresent()) {
 			// Otherwise a record with a reused key would be logged and committed, not
@@ -49,14 +54,16 @@ public final class IdempotencyKafkaAutoConfiguration {
 					+ "handler of Kafka listeners logs the records it does not retry instead of recovering them. "
 					+ "Mark one @Primary, or define a CommonErrorHandler of your own");
 		}
-		return IdempotencyKafkaErrorHandling.errorHandler(recoverer,
-				properties.getMessaging().getInProgressRetry().toBackOff());
+		return IdempotencyKafkaErrorHandling.errorHandler(recoverer, backOff);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(RetryTopicComponentFactory.class)
-	IdempotencyRetryTopicComponentFactory idempotencyRetryTopicComponentFactory(IdempotencyProperties properties) {
-		return new IdempotencyRetryTopicComponentFactory(properties.getMessaging().getInProgressRetry().toBackOff());
+	IdempotencyRetryTopicComponentFactory idempotencyRetryTopicComponentFactory(IdempotencyProperties properties,
+			ObjectProvider<ConsumerFactory<?, ?>> consumerFactories) {
+		InProgressBackOff backOff = properties.getMessaging().getInProgressRetry().toBackOff();
+		MaxPollIntervalCheck.check(backOff, consumerFactories.getIfUnique());
+		return new IdempotencyRetryTopicComponentFactory(backOff);
 	}
 
 }

@@ -19,6 +19,7 @@ import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -158,6 +159,26 @@ class IdempotencyKafkaAutoConfigurationTests {
 				.rootCause()
 				.isInstanceOf(BindValidationException.class)
 				.hasMessageContaining("idempotency.messaging.in-progress-retry"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "spring.kafka.consumer.max-poll-interval=8s",
+			"spring.kafka.consumer.properties.max.poll.interval.ms=8000" })
+	void maxIntervalLongerThanHalfTheConsumersPollIntervalFailsStartupNamingBothSettings(String pollInterval) {
+		this.contextRunner.withPropertyValues(pollInterval, "idempotency.messaging.in-progress-retry.max-interval=5s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("idempotency.messaging.in-progress-retry.max-interval")
+				.hasMessageContaining("max.poll.interval.ms (8000 ms"));
+	}
+
+	@Test
+	void maxIntervalWithinHalfTheConsumersPollIntervalStartsUp() {
+		this.contextRunner
+			.withPropertyValues("spring.kafka.consumer.max-poll-interval=10s",
+					"idempotency.messaging.in-progress-retry.max-interval=5s")
+			.run((context) -> assertThat(context).hasNotFailed().hasBean("idempotencyKafkaErrorHandler"));
 	}
 
 	@Test
