@@ -33,7 +33,9 @@ import org.springframework.util.backoff.BackOff;
  * {@link #backOffHandler() back-off handler} of this class), so that a record whose first
  * attempt died is taken over as soon as its lease runs out, and at most
  * {@code maxInterval}, so that the consumer polls again well within
- * {@code max.poll.interval.ms}.</li>
+ * {@code max.poll.interval.ms}; nor longer than half of a {@code max.poll.interval.ms}
+ * that the listener's container sets (with a WARN naming both settings), since a consumer
+ * that sleeps past it leaves its group.</li>
  * <li>{@link IdempotencyStoreException} (the store is unreachable): retried with the same
  * exponential back-off, bounded by {@code maxInterval} and without an attempt limit, so
  * that an outage never turns into skipped records.</li>
