@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
@@ -57,7 +58,11 @@ public final class IdempotencyKafkaAutoConfiguration {
 		return IdempotencyKafkaErrorHandling.errorHandler(recoverer, backOff);
 	}
 
+	// Lazy: created when spring-kafka sets up retry topics, so that an application
+	// without
+	// them is not held to the check of a back-off that no container sleeps through
 	@Bean
+	@Lazy
 	@ConditionalOnMissingBean(RetryTopicComponentFactory.class)
 	IdempotencyRetryTopicComponentFactory idempotencyRetryTopicComponentFactory(IdempotencyProperties properties,
 			ObjectProvider<ConsumerFactory<?, ?>> consumerFactories) {

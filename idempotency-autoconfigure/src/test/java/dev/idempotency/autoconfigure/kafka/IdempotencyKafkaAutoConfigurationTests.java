@@ -174,6 +174,14 @@ class IdempotencyKafkaAutoConfigurationTests {
 	}
 
 	@Test
+	void maxIntervalLongerThanHalfTheConsumersPollIntervalIsLeftToAnErrorHandlerOfTheApplication() {
+		this.contextRunner.withBean(CommonErrorHandler.class, CommonLoggingErrorHandler::new)
+			.withPropertyValues("spring.kafka.consumer.max-poll-interval=8s",
+					"idempotency.messaging.in-progress-retry.max-interval=5s")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("idempotencyKafkaErrorHandler"));
+	}
+
+	@Test
 	void maxIntervalWithinHalfTheConsumersPollIntervalStartsUp() {
 		this.contextRunner
 			.withPropertyValues("spring.kafka.consumer.max-poll-interval=10s",
