@@ -18,6 +18,7 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultBackOffHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.SeekUtils;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.BackOff;
 
@@ -32,7 +33,9 @@ import org.springframework.util.backoff.BackOff;
  * {@link #backOffHandler() back-off handler} of this class), so that a record whose first
  * attempt died is taken over as soon as its lease runs out, and at most
  * {@code maxInterval}, so that the consumer polls again well within
- * {@code max.poll.interval.ms}.</li>
+ * {@code max.poll.interval.ms}; nor longer than half of a {@code max.poll.interval.ms}
+ * that the listener's container sets (with a WARN naming both settings), since a consumer
+ * that sleeps past it leaves its group.</li>
  * <li>{@link IdempotencyStoreException} (the store is unreachable): retried with the same
  * exponential back-off, bounded by {@code maxInterval} and without an attempt limit, so
  * that an outage never turns into skipped records.</li>
@@ -80,6 +83,33 @@ public final class IdempotencyKafkaErrorHandling {
 	}
 
 	/**
+	 * Create an error handler like
+	 * {@link #errorHandler(ConsumerRecordRecoverer, InProgressBackOff)} that waits out
+	 * each back-off by pausing only the partition of the record that waits, instead of
+	 * sleeping on the consumer thread: the consumer goes on polling the other partitions
+	 * it was assigned, and the record is fetched again once its partition is resumed. The
+	 * handler's retry listener learns which partition to pause:
+	 * {@link DefaultErrorHandler#setRetryListeners} would replace it, and the consumer
+	 * thread would then sleep again.
+	 * @param recoverer what receives a record that is not retried, or {@code null} for
+	 * spring-kafka's default, which logs it
+	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
+	 * store failures
+	 * @param scheduler what resumes each partition when its delay has passed
+	 * @return the error handler
+	 */
+	public static DefaultErrorHandler partitionPausingErrorHandler(@Nullable ConsumerRecordRecoverer recoverer,
+			InProgressBackOff backOff, TaskScheduler scheduler) {
+		Assert.notNull(scheduler, "'scheduler' must not be null");
+		PartitionPausingBackOffHandler pauser = new PartitionPausingBackOffHandler(scheduler);
+		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, SeekUtils.DEFAULT_BACK_OFF,
+				backOffHandler(pauser));
+		handler.setRetryListeners(pauser);
+		applyTo(handler, backOff);
+		return handler;
+	}
+
+	/**
 	 * Apply these rules to an error handler of the application's. It replaces the
 	 * handler's back-off function (to keep one of your own as well, set afterwards a
 	 * function that asks {@link #backOffFunction(InProgressBackOff)} first) and
@@ -96,15 +126,19 @@ public final class IdempotencyKafkaErrorHandling {
 	public static void applyTo(DefaultErrorHandler handler, InProgressBackOff backOff) {
 		Assert.notNull(handler, "'handler' must not be null");
 		Assert.notNull(backOff, "'backOff' must not be null");
-		// Retryable, so that the back-off function decides, also for a handler whose
-		// classification defaults to false: no retries for the exceptions that no retry
-		// can fix, but a warning, which spring-kafka would not log
-		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class);
-		IdempotencyBackOffs.NOT_RETRYABLE.forEach(handler::addRetryableExceptions);
+		classify(handler);
 		handler.setBackOffFunction(backOffFunction(backOff));
 		// A record that met a store failure and then an attempt in progress starts the
 		// in-progress back-off afresh, and the other way round
 		handler.setResetStateOnExceptionChange(true);
+	}
+
+	// Retryable, so that the back-off function decides, also for a handler whose
+	// classification defaults to false: no retries for the exceptions that no retry can
+	// fix, but a warning, which spring-kafka would not log
+	static void classify(DefaultErrorHandler handler) {
+		handler.addRetryableExceptions(IdempotencyInProgressException.class, IdempotencyStoreException.class);
+		IdempotencyBackOffs.NOT_RETRYABLE.forEach(handler::addRetryableExceptions);
 	}
 
 	/**
@@ -138,7 +172,10 @@ public final class IdempotencyKafkaErrorHandling {
 	 * Return a back-off handler that bounds the delay of a record whose key is in
 	 * progress elsewhere by the remaining lease of that attempt (at least 1 ms), logs
 	 * each retry for our exceptions in one line (see above), and hands every delay to
-	 * another handler, such as a {@code ContainerPausingBackOffHandler}.
+	 * another handler. Not spring-kafka's {@code ContainerPausingBackOffHandler}, which
+	 * pauses every partition of the consumer, not only the record's: to let the other
+	 * partitions go on, use
+	 * {@link #partitionPausingErrorHandler(ConsumerRecordRecoverer, InProgressBackOff, TaskScheduler)}.
 	 * @param delegate the handler that waits
 	 * @return the back-off handler
 	 */

@@ -15,7 +15,9 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * Hands each back-off to another handler, but for a record whose key is in progress
  * elsewhere never a longer one than that attempt's remaining lease, read from the
  * exception of this very delivery: when the lease runs out the attempt may have died, and
- * the redelivery can take it over.
+ * the redelivery can take it over. Neither such a delay nor one after a store failure is
+ * longer than half of the consumer's {@code max.poll.interval.ms} (see
+ * {@link PollIntervalBound}).
  * <p>
  * It logs each retry it delays for one of our exceptions in one line: at DEBUG for a key
  * in progress elsewhere, which is how duplicates are handled, and for a store failure as
@@ -29,6 +31,8 @@ final class LeaseBoundBackOffHandler implements BackOffHandler {
 
 	private final StoreOutageLog storeOutage = new StoreOutageLog(logger);
 
+	private final PollIntervalBound pollInterval = new PollIntervalBound(logger);
+
 	LeaseBoundBackOffHandler(BackOffHandler delegate) {
 		this.delegate = delegate;
 	}
@@ -40,7 +44,8 @@ final class LeaseBoundBackOffHandler implements BackOffHandler {
 				IdempotencyInProgressException.class);
 		long delay = nextBackOff;
 		if (inProgress != null) {
-			delay = Math.max(1, Math.min(nextBackOff, inProgress.getRetryAfter().toMillis()));
+			delay = this.pollInterval.bound(container,
+					Math.max(1, Math.min(nextBackOff, inProgress.getRetryAfter().toMillis())));
 			if (logger.isDebugEnabled()) {
 				logger.debug(redelivery(container, delay) + ": " + inProgress.getMessage());
 			}
@@ -49,6 +54,7 @@ final class LeaseBoundBackOffHandler implements BackOffHandler {
 			IdempotencyStoreException storeFailure = IdempotencyExceptions.find(exception,
 					IdempotencyStoreException.class);
 			if (storeFailure != null) {
+				delay = this.pollInterval.bound(container, delay);
 				this.storeOutage.failed(redelivery(container, delay), storeFailure);
 			}
 		}

@@ -9,6 +9,8 @@ import dev.idempotency.kafka.IdempotencyKafkaAfterRollback;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
 import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
 import dev.idempotency.kafka.KafkaTransactionSynchronization;
+import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
+import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -19,10 +21,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 
 /**
  * Auto-configuration of idempotent Kafka listeners: an error handler with the rules of
@@ -36,7 +41,10 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * {@code CompletionStage} or a {@code Mono} get the {@link KafkaAsyncListenerAdvisor}, so
  * that the same rules hold for their results. Kafka transaction managers are made to
  * synchronize ({@link KafkaTransactionSynchronization}), so that a record completes only
- * once the container's transaction has committed.
+ * once the container's transaction has committed. Retry topics ({@code @RetryableTopic}),
+ * whose containers get an error handler of spring-kafka's instead, follow the same rules
+ * through an {@link IdempotencyRetryTopicComponentFactory}, unless the application
+ * defines a {@link RetryTopicComponentFactory} of its own.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -49,7 +57,10 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	DefaultErrorHandler idempotencyKafkaErrorHandler(IdempotencyProperties properties,
-			ObjectProvider<ConsumerRecordRecoverer> recoverers) {
+			ObjectProvider<ConsumerRecordRecoverer> recoverers,
+			ObjectProvider<ConsumerFactory<?, ?>> consumerFactories) {
+		InProgressBackOff backOff = properties.getMessaging().getInProgressRetry().toBackOff();
+		MaxPollIntervalCheck.check(backOff, consumerFactories.getIfUnique());
 		ConsumerRecordRecoverer recoverer = recoverers.getIfUnique();
 		if (recoverer == null && recoverers.stream().findAny().isPresent()) {
 			// Otherwise a record with a reused key would be logged and committed, not
@@ -58,8 +69,20 @@ public final class IdempotencyKafkaAutoConfiguration {
 					+ "handler of Kafka listeners logs the records it does not retry instead of recovering them. "
 					+ "Mark one @Primary, or define a CommonErrorHandler of your own");
 		}
-		return IdempotencyKafkaErrorHandling.errorHandler(recoverer,
-				properties.getMessaging().getInProgressRetry().toBackOff());
+		return IdempotencyKafkaErrorHandling.errorHandler(recoverer, backOff);
+	}
+
+	// Lazy: created when spring-kafka sets up retry topics, so that an application
+	// without
+	// them is not held to the check of a back-off that no container sleeps through
+	@Bean
+	@Lazy
+	@ConditionalOnMissingBean(RetryTopicComponentFactory.class)
+	IdempotencyRetryTopicComponentFactory idempotencyRetryTopicComponentFactory(IdempotencyProperties properties,
+			ObjectProvider<ConsumerFactory<?, ?>> consumerFactories) {
+		InProgressBackOff backOff = properties.getMessaging().getInProgressRetry().toBackOff();
+		MaxPollIntervalCheck.check(backOff, consumerFactories.getIfUnique());
+		return new IdempotencyRetryTopicComponentFactory(backOff);
 	}
 
 	// spring-kafka's default processor would give up, after ten deliveries, a record the

@@ -15,10 +15,12 @@ import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
+import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -33,6 +35,7 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
+import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -83,6 +86,19 @@ class IdempotencyKafkaAutoConfigurationTests {
 	@Test
 	void asyncListenerResultsAreAwaited() {
 		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(KafkaAsyncListenerAdvisor.class));
+	}
+
+	@Test
+	void retryTopicsGetTheIdempotencyComponentFactory() {
+		this.contextRunner.run((context) -> assertThat(context).getBean(RetryTopicComponentFactory.class)
+			.isInstanceOf(IdempotencyRetryTopicComponentFactory.class));
+	}
+
+	@Test
+	void retryTopicComponentFactoryOfTheApplicationIsKept() {
+		this.contextRunner.withBean("custom", RetryTopicComponentFactory.class, RetryTopicComponentFactory::new)
+			.run((context) -> assertThat(context).getBean(RetryTopicComponentFactory.class)
+				.isNotInstanceOf(IdempotencyRetryTopicComponentFactory.class));
 	}
 
 	@Test
@@ -171,6 +187,34 @@ class IdempotencyKafkaAutoConfigurationTests {
 				.rootCause()
 				.isInstanceOf(BindValidationException.class)
 				.hasMessageContaining("idempotency.messaging.in-progress-retry"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "spring.kafka.consumer.max-poll-interval=8s",
+			"spring.kafka.consumer.properties.max.poll.interval.ms=8000" })
+	void maxIntervalLongerThanHalfTheConsumersPollIntervalFailsStartupNamingBothSettings(String pollInterval) {
+		this.contextRunner.withPropertyValues(pollInterval, "idempotency.messaging.in-progress-retry.max-interval=5s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("idempotency.messaging.in-progress-retry.max-interval")
+				.hasMessageContaining("max.poll.interval.ms (8000 ms"));
+	}
+
+	@Test
+	void maxIntervalLongerThanHalfTheConsumersPollIntervalIsLeftToAnErrorHandlerOfTheApplication() {
+		this.contextRunner.withBean(CommonErrorHandler.class, CommonLoggingErrorHandler::new)
+			.withPropertyValues("spring.kafka.consumer.max-poll-interval=8s",
+					"idempotency.messaging.in-progress-retry.max-interval=5s")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("idempotencyKafkaErrorHandler"));
+	}
+
+	@Test
+	void maxIntervalWithinHalfTheConsumersPollIntervalStartsUp() {
+		this.contextRunner
+			.withPropertyValues("spring.kafka.consumer.max-poll-interval=10s",
+					"idempotency.messaging.in-progress-retry.max-interval=5s")
+			.run((context) -> assertThat(context).hasNotFailed().hasBean("idempotencyKafkaErrorHandler"));
 	}
 
 	@Test
