@@ -11,6 +11,8 @@ import java.util.stream.BaseStream;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.Idempotent;
+
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
@@ -19,6 +21,7 @@ import org.springframework.core.annotation.AnnotatedMethod;
 import org.springframework.http.HttpEntity;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestMethod;
@@ -104,6 +107,25 @@ public final class RequestHandlers {
 			}
 		}
 		return -1;
+	}
+
+	/**
+	 * Return whether the fingerprint of a request handler covers the fields of a form
+	 * request: whether the handler, or its class, is {@code @Idempotent} with neither a
+	 * key expression (it takes its key from the request's header) nor a payload
+	 * expression, and has no {@code @RequestBody} parameter (which would read the form
+	 * itself).
+	 * @param method the handler method
+	 * @param handlerType the class of the bean it is called on
+	 * @return whether its fingerprint needs the request's form
+	 */
+	public static boolean fingerprintsForm(Method method, Class<?> handlerType) {
+		Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+		if (annotation == null) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(handlerType, Idempotent.class);
+		}
+		return annotation != null && !StringUtils.hasText(annotation.key())
+				&& !StringUtils.hasText(annotation.payload()) && requestBodyIndex(method) < 0;
 	}
 
 	/**

@@ -19,8 +19,8 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * {@link RequestBinding} of Spring WebFlux: the exchange that
  * {@link IdempotencyWebFilter} holds on the thread calling the handler, the scope of its
- * key as the filter resolved it, its parameters, the form's included, as the filter read
- * them.
+ * key as the filter resolved it, its parameters as the filter read them (the form's
+ * fields included for a handler that fingerprints them).
  */
 public class ReactiveRequestBinding implements RequestBinding {
 

@@ -4,11 +4,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
@@ -19,14 +21,21 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import dev.idempotency.IdempotencyKeyException;
+import dev.idempotency.Idempotent;
 import dev.idempotency.web.KeyScope;
 import dev.idempotency.web.RequestBinding.BoundRequest;
 import dev.idempotency.web.RequestKeys;
 
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.MediaType;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
+import org.springframework.util.MultiValueMap;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebExchangeDecorator;
 import org.springframework.web.server.WebFilterChain;
@@ -195,6 +204,67 @@ class IdempotencyWebFilterTests {
 				Map.entry("account", List.of("alice")));
 	}
 
+	@Test
+	void formIsReadForAHandlerThatFingerprintsIt() {
+		AtomicInteger lookups = new AtomicInteger();
+		IdempotencyWebFilter filter = filterMappingTo("fields", lookups);
+		assertThat(formParameters(filter, MediaType.APPLICATION_FORM_URLENCODED))
+			.containsOnly(Map.entry("tag", List.of("b")), Map.entry("account", List.of("alice")));
+		assertThat(lookups).hasValue(1);
+	}
+
+	@Test
+	void formIsLeftToAHandlerThatDoesNotFingerprintIt() {
+		for (String handler : List.of("plain", "keyed", "withPayload", "body")) {
+			IdempotencyWebFilter filter = filterMappingTo(handler, new AtomicInteger());
+			assertThat(formParameters(filter, MediaType.APPLICATION_FORM_URLENCODED)).as(handler)
+				.containsOnly(Map.entry("tag", List.of("b")));
+		}
+	}
+
+	@Test
+	void handlerIsLookedUpOnlyForAFormRequestWithTheKeyHeader() {
+		AtomicInteger lookups = new AtomicInteger();
+		IdempotencyWebFilter filter = filterMappingTo("fields", lookups);
+		assertThat(formParameters(filter, MediaType.APPLICATION_JSON)).containsOnly(Map.entry("tag", List.of("b")));
+		MockServerWebExchange unkeyed = MockServerWebExchange.from(MockServerHttpRequest.post("/forms")
+			.contentType(MediaType.APPLICATION_FORM_URLENCODED)
+			.body("account=alice"));
+		filter.filter(unkeyed, (chained) -> Mono.empty()).block(Duration.ofSeconds(10));
+		assertThat(lookups).hasValue(0);
+	}
+
+	private Map<String, List<String>> formParameters(IdempotencyWebFilter filter, MediaType type) {
+		MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.post("/forms?tag=b")
+			.header("Idempotency-Key", "k-1")
+			.contentType(type)
+			.body("account=alice"));
+		AtomicReference<BoundRequest> bound = new AtomicReference<>();
+		filter.filter(exchange, (chained) -> {
+			bound.set(this.binding.bind("forms"));
+			return Mono.empty();
+		}).block(Duration.ofSeconds(10));
+		return bound.get().payload().parameters();
+	}
+
+	private IdempotencyWebFilter filterMappingTo(String method, AtomicInteger lookups) {
+		HandlerMethod handler = new HandlerMethod(new Forms(),
+				Arrays.stream(Forms.class.getDeclaredMethods())
+					.filter((each) -> each.getName().equals(method))
+					.findFirst()
+					.orElseThrow());
+		GenericApplicationContext context = new GenericApplicationContext();
+		context.registerBean(HandlerMapping.class, () -> (exchange) -> {
+			lookups.incrementAndGet();
+			return Mono.just(handler);
+		});
+		context.registerBean(DispatcherHandler.class, () -> new DispatcherHandler(context));
+		context.refresh();
+		IdempotencyWebFilter filter = new IdempotencyWebFilter(this.keys);
+		filter.setApplicationContext(context);
+		return filter;
+	}
+
 	private BoundRequest run(ServerWebExchange exchange, WebFilterChain rest) {
 		AtomicReference<BoundRequest> bound = new AtomicReference<>();
 		WebFilterChain chain = (chained) -> {
@@ -216,6 +286,29 @@ class IdempotencyWebFilterTests {
 			}
 
 		};
+	}
+
+	static class Forms {
+
+		@Idempotent(name = "forms.fields")
+		void fields() {
+		}
+
+		void plain() {
+		}
+
+		@Idempotent(name = "forms.keyed", key = "#p0")
+		void keyed(String key) {
+		}
+
+		@Idempotent(name = "forms.withPayload", payload = "#p0")
+		void withPayload(String account) {
+		}
+
+		@Idempotent(name = "forms.body")
+		void body(@RequestBody MultiValueMap<String, String> form) {
+		}
+
 	}
 
 }
