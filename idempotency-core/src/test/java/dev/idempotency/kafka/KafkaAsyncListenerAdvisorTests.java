@@ -75,6 +75,14 @@ class KafkaAsyncListenerAdvisorTests {
 	}
 
 	@Test
+	void consumerThreadGetsAnEmptyResultForNone() {
+		KafkaUtils.setConsumerGroupId("payments");
+		assertThat(this.listener.future(null)).isCompletedWithValue(null);
+		assertThat(this.listener.stage(null)).isCompletedWithValue(null);
+		assertThat(this.listener.mono(null).hasElement().block(Duration.ofSeconds(1))).isFalse();
+	}
+
+	@Test
 	void otherThreadsGetTheResultAsItIs() throws Exception {
 		CompletableFuture<String> pending = new CompletableFuture<>();
 		assertThat(this.listener.future(pending)).isSameAs(pending);

@@ -58,9 +58,9 @@ import static org.awaitility.Awaitility.await;
 				"idempotency.messaging.in-progress-retry.max-interval=200ms" })
 @EmbeddedKafka(partitions = 2,
 		topics = { AsyncListeners.FUTURE, AsyncListeners.IDEMPOTENT_FUTURE, AsyncListeners.IDEMPOTENT_STAGE,
-				AsyncListeners.IDEMPOTENT_MONO, AsyncListeners.OUTAGE, AsyncListeners.FUTURE + "-dlt",
-				AsyncListeners.IDEMPOTENT_FUTURE + "-dlt", AsyncListeners.IDEMPOTENT_STAGE + "-dlt",
-				AsyncListeners.IDEMPOTENT_MONO + "-dlt" },
+				AsyncListeners.IDEMPOTENT_MONO, AsyncListeners.OUTAGE, AsyncListeners.NO_FUTURE, AsyncListeners.NO_MONO,
+				AsyncListeners.FUTURE + "-dlt", AsyncListeners.IDEMPOTENT_FUTURE + "-dlt",
+				AsyncListeners.IDEMPOTENT_STAGE + "-dlt", AsyncListeners.IDEMPOTENT_MONO + "-dlt" },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 class IdempotentKafkaAsyncListenerTests {
 
@@ -186,6 +186,19 @@ class IdempotentKafkaAsyncListenerTests {
 		container.start();
 		offsets.awaitPast(topic, topic, Map.of(0, offset));
 		assertThat(this.ledger.effects(topic, id)).isOne();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { AsyncListeners.NO_FUTURE, AsyncListeners.NO_MONO })
+	void recordWhoseListenerReturnsNoResultIsCommittedAndTheNextRecordsGoOn(String topic) throws Exception {
+		String nothing = newId();
+		String next = newId();
+		long first = send(topic, 0, new PaymentEvent(nothing, 0));
+		long second = send(topic, 0, new PaymentEvent(next, 12));
+		offsets.awaitPast(topic, topic, Map.of(0, second));
+		assertThat(this.ledger.deliveries(topic, 0, first)).isOne();
+		assertThat(this.ledger.effects(topic, nothing)).isZero();
+		assertThat(this.ledger.effects(topic, next)).isOne();
 	}
 
 	private long send(String topic, int partition, PaymentEvent event) throws Exception {
