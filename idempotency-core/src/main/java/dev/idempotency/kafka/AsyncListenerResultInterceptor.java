@@ -34,7 +34,10 @@ final class AsyncListenerResultInterceptor implements MethodInterceptor {
 			return completedEmpty(invocation.getMethod().getReturnType());
 		}
 		if (result instanceof CompletionStage<?> stage) {
-			return CompletableFuture.completedFuture(await(stage.toCompletableFuture(), invocation));
+			Object value = await(stage.toCompletableFuture(), invocation);
+			// Completed now, and of the type the method declares, a subclass say: the
+			// proxy casts to it
+			return (result instanceof CompletableFuture) ? result : CompletableFuture.completedFuture(value);
 		}
 		return MonoResults.completed(await(MonoResults.toFuture(result), invocation));
 	}

@@ -75,6 +75,14 @@ class KafkaAsyncListenerAdvisorTests {
 	}
 
 	@Test
+	void consumerThreadGetsTheValueInTheFutureTypeTheMethodDeclares() {
+		KafkaUtils.setConsumerGroupId("payments");
+		ChargeFuture pending = new ChargeFuture();
+		CompletableFuture.runAsync(() -> pending.complete("charged"));
+		assertThat(this.listener.charge(pending)).isSameAs(pending).isCompletedWithValue("charged");
+	}
+
+	@Test
 	void consumerThreadGetsAnEmptyResultForNone() {
 		KafkaUtils.setConsumerGroupId("payments");
 		assertThat(this.listener.future(null)).isCompletedWithValue(null);
@@ -120,6 +128,11 @@ class KafkaAsyncListenerAdvisorTests {
 			return result;
 		}
 
+		@KafkaListener(topics = "payments")
+		public ChargeFuture charge(ChargeFuture result) {
+			return result;
+		}
+
 		@KafkaHandler
 		public CompletableFuture<String> handler(CompletableFuture<String> result) {
 			return result;
@@ -133,6 +146,10 @@ class KafkaAsyncListenerAdvisorTests {
 		public CompletableFuture<String> notAListener(CompletableFuture<String> result) {
 			return result;
 		}
+
+	}
+
+	static class ChargeFuture extends CompletableFuture<String> {
 
 	}
 
