@@ -14,7 +14,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -167,9 +166,6 @@ class IdempotentKafkaAsyncListenerTests {
 	}
 
 	@Test
-	@Disabled("Fails: spring-kafka tracks the offsets of an asynchronous listener's poll for out-of-order acks, "
-			+ "and after its error handler recovers a record on the consumer thread the records it sought back "
-			+ "stay tracked, so the consumer pauses for their acks for good (until a rebalance)")
 	void recordsPolledWithARecordWhoseKeyIsReusedGoOn() throws Exception {
 		String topic = AsyncListeners.OUTAGE;
 		MessageListenerContainer container = this.registry.getListenerContainer(topic);
