@@ -46,7 +46,9 @@ final class IdempotencyErrorHandler extends DefaultErrorHandler {
 	}
 
 	// Not in a transaction: reported in retry there, the recovered record would be rolled
-	// back and delivered again
+	// back and delivered again. A container may still be given a transaction manager of
+	// any kind, through the method spring-kafka deprecated.
+	@SuppressWarnings("removal")
 	private static boolean waitsForAsyncAcks(ContainerProperties properties) {
 		boolean asyncAcks = properties.isAsyncAcks()
 				|| (properties.getMessageListener() instanceof AsyncRepliesAware listener && listener.isAsyncReplies());
