@@ -14,7 +14,8 @@ import org.springframework.kafka.support.KafkaUtils;
 /**
  * Waits, on a listener container's consumer thread, for the asynchronous result of a
  * listener method (see {@link KafkaAsyncListenerAdvisor}): a failure is thrown, a value
- * is returned completed, in the method's own result type.
+ * is returned completed, in the method's own result type, and no result at all as an
+ * empty one.
  */
 final class AsyncListenerResultInterceptor implements MethodInterceptor {
 
@@ -23,13 +24,30 @@ final class AsyncListenerResultInterceptor implements MethodInterceptor {
 		Object result = invocation.proceed();
 		// Only the container's own calls: spring-kafka binds the group to the consumer
 		// thread for as long as the consumer runs
-		if (result == null || KafkaUtils.getConsumerGroupId() == null) {
+		if (KafkaUtils.getConsumerGroupId() == null) {
 			return result;
 		}
+		if (result == null) {
+			// spring-kafka acknowledges the record of an asynchronous listener when its
+			// result completes: without one it never would, and its consumer would stay
+			// paused, waiting for that acknowledgement, for good
+			return completedEmpty(invocation.getMethod().getReturnType());
+		}
 		if (result instanceof CompletionStage<?> stage) {
-			return CompletableFuture.completedFuture(await(stage.toCompletableFuture(), invocation));
+			Object value = await(stage.toCompletableFuture(), invocation);
+			// Completed now, and of the type the method declares, a subclass say: the
+			// proxy casts to it
+			return (result instanceof CompletableFuture) ? result : CompletableFuture.completedFuture(value);
 		}
 		return MonoResults.completed(await(MonoResults.toFuture(result), invocation));
+	}
+
+	// The pointcut matched a CompletionStage or a Mono; a subclass of either that we
+	// cannot build stays without a result
+	private static @Nullable Object completedEmpty(Class<?> type) {
+		Object empty = CompletionStage.class.isAssignableFrom(type) ? CompletableFuture.completedFuture(null)
+				: MonoResults.completed(null);
+		return type.isInstance(empty) ? empty : null;
 	}
 
 	private static @Nullable Object await(CompletableFuture<?> result, MethodInvocation invocation) throws Throwable {

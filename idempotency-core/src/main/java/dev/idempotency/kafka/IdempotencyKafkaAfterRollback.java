@@ -11,7 +11,6 @@ import org.springframework.kafka.listener.BackOffHandler;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.listener.SeekUtils;
 import org.springframework.util.Assert;
 
 /**
@@ -31,6 +30,9 @@ import org.springframework.util.Assert;
  * {@link IdempotencyStoreException} are retried after their back-off without a limit, the
  * exceptions that no retry can fix are recovered at once, every other exception keeps the
  * processor's own back-off.</li>
+ * <li>a batch (of a batch listener whose container recovers batches after a rollback)
+ * that failed for a record delivered again, in progress elsewhere or meeting a store
+ * outage is delivered again, never recovered.</li>
  * </ul>
  */
 public final class IdempotencyKafkaAfterRollback {
@@ -73,8 +75,8 @@ public final class IdempotencyKafkaAfterRollback {
 			@Nullable ConsumerRecordRecoverer recoverer, InProgressBackOff backOff,
 			@Nullable KafkaOperations<?, ?> kafkaOperations, boolean commitRecovered) {
 		Assert.notNull(backOff, "'backOff' must not be null");
-		DefaultAfterRollbackProcessor<Object, Object> processor = new DefaultAfterRollbackProcessor<>(recoverer,
-				SeekUtils.DEFAULT_BACK_OFF, backOffHandler(), kafkaOperations, commitRecovered);
+		DefaultAfterRollbackProcessor<Object, Object> processor = new IdempotencyAfterRollbackProcessor(recoverer,
+				kafkaOperations, commitRecovered);
 		applyTo(processor, backOff);
 		return processor;
 	}
@@ -84,7 +86,12 @@ public final class IdempotencyKafkaAfterRollback {
 	 * {@link #backOffHandler()}. Like
 	 * {@link IdempotencyKafkaErrorHandling#applyTo(DefaultErrorHandler, InProgressBackOff)},
 	 * it replaces the processor's back-off function and classifies our exceptions as
-	 * retryable; the processor's own back-off must allow at least one retry.
+	 * retryable; the processor's own back-off must allow at least one retry. It cannot
+	 * reach a batch listener's container that recovers batches after a rollback
+	 * ({@code batchRecoverAfterRollback} with {@code commitRecovered}): spring-kafka
+	 * recovers and commits the whole batch after the processor's own back-off there,
+	 * whatever the function says. Build such a processor with
+	 * {@link #afterRollbackProcessor(ConsumerRecordRecoverer, InProgressBackOff, KafkaOperations, boolean)}.
 	 * @param processor the processor to configure
 	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
 	 * store failures

@@ -17,7 +17,6 @@ import org.springframework.kafka.listener.BackOffHandler;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultBackOffHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.listener.SeekUtils;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.BackOff;
@@ -77,7 +76,7 @@ public final class IdempotencyKafkaErrorHandling {
 	 */
 	public static DefaultErrorHandler errorHandler(@Nullable ConsumerRecordRecoverer recoverer,
 			InProgressBackOff backOff) {
-		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, SeekUtils.DEFAULT_BACK_OFF, backOffHandler());
+		DefaultErrorHandler handler = new IdempotencyErrorHandler(recoverer);
 		applyTo(handler, backOff);
 		return handler;
 	}
@@ -102,8 +101,7 @@ public final class IdempotencyKafkaErrorHandling {
 			InProgressBackOff backOff, TaskScheduler scheduler) {
 		Assert.notNull(scheduler, "'scheduler' must not be null");
 		PartitionPausingBackOffHandler pauser = new PartitionPausingBackOffHandler(scheduler);
-		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, SeekUtils.DEFAULT_BACK_OFF,
-				backOffHandler(pauser));
+		DefaultErrorHandler handler = new IdempotencyErrorHandler(recoverer, backOffHandler(pauser));
 		handler.setRetryListeners(pauser);
 		applyTo(handler, backOff);
 		return handler;
@@ -116,9 +114,14 @@ public final class IdempotencyKafkaErrorHandling {
 	 * classifies our exceptions as retryable, so that the function decides: those that no
 	 * retry can fix get a back-off without retries. The handler's own back-off must allow
 	 * at least one retry: with none, spring-kafka recovers every record at once and never
-	 * asks the back-off function. Without {@link #backOffHandler()} the delays are not
-	 * bounded by the other attempt's lease, only by {@code maxInterval}, and the retries
-	 * are not logged.
+	 * asks the back-off function. It cannot give the handler what asynchronous listeners
+	 * need (see {@link KafkaAsyncListenerAdvisor}): after a recovered record,
+	 * spring-kafka keeps that consumer paused for good, waiting for the acknowledgement
+	 * of the records the handler sought back;
+	 * {@link #errorHandler(ConsumerRecordRecoverer, InProgressBackOff)} builds one that
+	 * reports them in retry. Without {@link #backOffHandler()} the delays are not bounded
+	 * by the other attempt's lease, only by {@code maxInterval}, and the retries are not
+	 * logged.
 	 * @param handler the handler to configure
 	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
 	 * store failures

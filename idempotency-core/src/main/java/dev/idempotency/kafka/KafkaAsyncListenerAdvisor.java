@@ -5,6 +5,7 @@ import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.core.Ordered;
+import org.springframework.core.PriorityOrdered;
 
 /**
  * Advisor that makes the listener container wait for the result of a
@@ -24,9 +25,12 @@ import org.springframework.core.Ordered;
  * same way. Calls on other threads (a test calling the method) get the result as it is.
  * <p>
  * It is ordered first, so that it waits for what spring-kafka would see, after any
- * {@code @Idempotent} advice on the same method.
+ * {@code @Idempotent} advice on the same method: {@link PriorityOrdered}, so that it
+ * comes before an advisor ordered {@link Ordered#HIGHEST_PRECEDENCE} too
+ * ({@code idempotency.advisor-order}, say), which would otherwise hand spring-kafka a
+ * refusal as a failed result.
  */
-public final class KafkaAsyncListenerAdvisor extends AbstractPointcutAdvisor {
+public final class KafkaAsyncListenerAdvisor extends AbstractPointcutAdvisor implements PriorityOrdered {
 
 	private final transient Pointcut pointcut = new AsyncListenerPointcut();
 

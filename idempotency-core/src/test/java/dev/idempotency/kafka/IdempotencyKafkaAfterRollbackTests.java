@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -17,6 +18,10 @@ import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.ContainerProperties.EOSMode;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -68,6 +73,34 @@ class IdempotencyKafkaAfterRollbackTests {
 	}
 
 	@Test
+	void batchTheErrorHandlerDeliversAgainIsNeverRecoveredAfterTheRollbackWhenBatchesAreRecoverable() {
+		// What a batch listener's error handler throws inside the transaction for a
+		// record in progress elsewhere; with batchRecoverAfterRollback=true and
+		// commitRecovered=true the processor may recover (and commit) the whole batch
+		DefaultErrorHandler handler = new DefaultErrorHandler();
+		Exception inRetry = catchException(
+				() -> handler
+					.handleBatch(
+							new BatchListenerFailedException("Record in progress",
+									new IdempotencyInProgressException("kafka.charges", "evt-1",
+											Duration.ofSeconds(30)),
+									this.record),
+							batch(), this.consumer, this.container, () -> {
+							}));
+		DefaultAfterRollbackProcessor<Object, Object> committing = IdempotencyKafkaAfterRollback.afterRollbackProcessor(
+				(record, exception) -> this.recovered.add(record), BACK_OFF,
+				new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of())), true);
+		for (int attempt = 0; attempt < 30; attempt++) {
+			committing.processBatch(batch(), List.of(this.record), this.consumer, this.container, inRetry, true,
+					EOSMode.V2);
+			committing.processBatch(batch(), List.of(this.record), this.consumer, this.container,
+					failure(new IdempotencyStoreException("Redis is down", new IllegalStateException("down"))), true,
+					EOSMode.V2);
+		}
+		assertThat(this.recovered).isEmpty();
+	}
+
+	@Test
 	void recordInProgressElsewhereIsRetriedWithoutLimitAndNeverRecovered() {
 		for (int attempt = 0; attempt < 30; attempt++) {
 			rollBack(failure(new IdempotencyInProgressException("kafka.charges", "evt-1", Duration.ofSeconds(30))));
@@ -101,6 +134,10 @@ class IdempotencyKafkaAfterRollbackTests {
 		this.processor.process(List.of(this.record), this.consumer, this.container, exception, true, EOSMode.V2);
 	}
 
+	private ConsumerRecords<Object, Object> batch() {
+		return new ConsumerRecords<>(Map.of(new TopicPartition("payments", 1), List.of(this.record)), Map.of());
+	}
+
 	private static Exception failure(Exception exception) {
 		return new ListenerExecutionFailedException("Listener failed", exception);
 	}
@@ -127,6 +164,11 @@ class IdempotencyKafkaAfterRollbackTests {
 		@Override
 		public boolean isRunning() {
 			return true;
+		}
+
+		@Override
+		public ContainerProperties getContainerProperties() {
+			return new ContainerProperties("payments");
 		}
 
 		@Override

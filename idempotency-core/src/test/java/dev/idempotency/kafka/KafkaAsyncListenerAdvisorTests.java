@@ -75,6 +75,22 @@ class KafkaAsyncListenerAdvisorTests {
 	}
 
 	@Test
+	void consumerThreadGetsTheValueInTheFutureTypeTheMethodDeclares() {
+		KafkaUtils.setConsumerGroupId("payments");
+		ChargeFuture pending = new ChargeFuture();
+		CompletableFuture.runAsync(() -> pending.complete("charged"));
+		assertThat(this.listener.charge(pending)).isSameAs(pending).isCompletedWithValue("charged");
+	}
+
+	@Test
+	void consumerThreadGetsAnEmptyResultForNone() {
+		KafkaUtils.setConsumerGroupId("payments");
+		assertThat(this.listener.future(null)).isCompletedWithValue(null);
+		assertThat(this.listener.stage(null)).isCompletedWithValue(null);
+		assertThat(this.listener.mono(null).hasElement().block(Duration.ofSeconds(1))).isFalse();
+	}
+
+	@Test
 	void otherThreadsGetTheResultAsItIs() throws Exception {
 		CompletableFuture<String> pending = new CompletableFuture<>();
 		assertThat(this.listener.future(pending)).isSameAs(pending);
@@ -112,6 +128,11 @@ class KafkaAsyncListenerAdvisorTests {
 			return result;
 		}
 
+		@KafkaListener(topics = "payments")
+		public ChargeFuture charge(ChargeFuture result) {
+			return result;
+		}
+
 		@KafkaHandler
 		public CompletableFuture<String> handler(CompletableFuture<String> result) {
 			return result;
@@ -125,6 +146,10 @@ class KafkaAsyncListenerAdvisorTests {
 		public CompletableFuture<String> notAListener(CompletableFuture<String> result) {
 			return result;
 		}
+
+	}
+
+	static class ChargeFuture extends CompletableFuture<String> {
 
 	}
 

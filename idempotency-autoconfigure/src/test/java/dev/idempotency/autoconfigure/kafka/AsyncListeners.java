@@ -34,6 +34,10 @@ class AsyncListeners {
 
 	static final String REUSE_DLT = "async-reuse-dlt";
 
+	static final String NO_FUTURE = "async-no-future";
+
+	static final String NO_MONO = "async-no-mono";
+
 	private final AsyncCharges charges;
 
 	private final List<ConsumerRecord<String, String>> deadLetters = new CopyOnWriteArrayList<>();
@@ -70,6 +74,18 @@ class AsyncListeners {
 	@KafkaListener(id = OUTAGE, topics = OUTAGE)
 	public CompletableFuture<String> outage(PaymentEvent event) {
 		return this.charges.charge(OUTAGE, event);
+	}
+
+	// Nothing to charge for an amount of 0: no future at all, as a listener returning a
+	// value may return null
+	@KafkaListener(id = NO_FUTURE, topics = NO_FUTURE)
+	public CompletableFuture<String> noFuture(PaymentEvent event) {
+		return (event.amount() != 0) ? this.charges.charge(NO_FUTURE, event) : null;
+	}
+
+	@KafkaListener(id = NO_MONO, topics = NO_MONO)
+	public Mono<String> noMono(PaymentEvent event) {
+		return (event.amount() != 0) ? Mono.fromFuture(() -> this.charges.charge(NO_MONO, event)) : null;
 	}
 
 	@KafkaListener(id = REUSE_DLT, topics = { FUTURE + "-dlt", IDEMPOTENT_FUTURE + "-dlt", IDEMPOTENT_STAGE + "-dlt",

@@ -2,6 +2,7 @@ package dev.idempotency.autoconfigure.kafka;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
@@ -26,6 +28,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.Ordered;
+import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
@@ -36,8 +40,10 @@ import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
 import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
+import org.springframework.kafka.support.KafkaUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests for {@link IdempotencyKafkaAutoConfiguration}.
@@ -86,6 +92,32 @@ class IdempotencyKafkaAutoConfigurationTests {
 	@Test
 	void asyncListenerResultsAreAwaited() {
 		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(KafkaAsyncListenerAdvisor.class));
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { Ordered.HIGHEST_PRECEDENCE, 0, Ordered.LOWEST_PRECEDENCE })
+	void asyncListenerResultIsAwaitedOutsideTheIdempotentAdviceWhateverItsOrder(int advisorOrder) {
+		new ApplicationContextRunner()
+			.withPropertyValues("idempotency.store=memory", "idempotency.advisor-order=" + advisorOrder)
+			.withConfiguration(
+					AutoConfigurations.of(IdempotencyAutoConfiguration.class, IdempotencyKafkaAutoConfiguration.class))
+			.withBean(AsyncListener.class)
+			.run((context) -> {
+				AsyncListener listener = context.getBean(AsyncListener.class);
+				CompletableFuture<String> firstAttempt = new CompletableFuture<>();
+				assertThat(listener.charge("evt-1", firstAttempt)).isNotDone();
+				KafkaUtils.setConsumerGroupId("payments");
+				try {
+					// A failure the consumer thread does not see is one spring-kafka
+					// acknowledges before its error handler sees it
+					assertThatExceptionOfType(IdempotencyInProgressException.class)
+						.isThrownBy(() -> listener.charge("evt-1", new CompletableFuture<>()));
+				}
+				finally {
+					KafkaUtils.clearConsumerGroupId();
+					firstAttempt.complete("charged");
+				}
+			});
 	}
 
 	@Test
@@ -230,6 +262,16 @@ class IdempotencyKafkaAutoConfigurationTests {
 	void absentWhenIdempotencyIsDisabled() {
 		this.contextRunner.withPropertyValues("idempotency.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(CommonErrorHandler.class));
+	}
+
+	static class AsyncListener {
+
+		@KafkaListener(topics = "payments")
+		@Idempotent(name = "kafka.async-charges", key = "#id")
+		public CompletableFuture<String> charge(String id, CompletableFuture<String> result) {
+			return result;
+		}
+
 	}
 
 	private static Exception failure(Exception exception) {

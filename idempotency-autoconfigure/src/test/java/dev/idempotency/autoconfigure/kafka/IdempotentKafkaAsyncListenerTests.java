@@ -58,9 +58,9 @@ import static org.awaitility.Awaitility.await;
 				"idempotency.messaging.in-progress-retry.max-interval=200ms" })
 @EmbeddedKafka(partitions = 2,
 		topics = { AsyncListeners.FUTURE, AsyncListeners.IDEMPOTENT_FUTURE, AsyncListeners.IDEMPOTENT_STAGE,
-				AsyncListeners.IDEMPOTENT_MONO, AsyncListeners.OUTAGE, AsyncListeners.FUTURE + "-dlt",
-				AsyncListeners.IDEMPOTENT_FUTURE + "-dlt", AsyncListeners.IDEMPOTENT_STAGE + "-dlt",
-				AsyncListeners.IDEMPOTENT_MONO + "-dlt" },
+				AsyncListeners.IDEMPOTENT_MONO, AsyncListeners.OUTAGE, AsyncListeners.NO_FUTURE, AsyncListeners.NO_MONO,
+				AsyncListeners.FUTURE + "-dlt", AsyncListeners.IDEMPOTENT_FUTURE + "-dlt",
+				AsyncListeners.IDEMPOTENT_STAGE + "-dlt", AsyncListeners.IDEMPOTENT_MONO + "-dlt" },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 class IdempotentKafkaAsyncListenerTests {
 
@@ -166,6 +166,25 @@ class IdempotentKafkaAsyncListenerTests {
 	}
 
 	@Test
+	void recordsPolledWithARecordWhoseKeyIsReusedGoOn() throws Exception {
+		String topic = AsyncListeners.OUTAGE;
+		MessageListenerContainer container = this.registry.getListenerContainer(topic);
+		String id = newId();
+		long first = send(topic, 0, new PaymentEvent(id, 10));
+		offsets.awaitPast(topic, topic, Map.of(0, first));
+		// Both in the first poll after the restart
+		container.stop();
+		long reused = send(topic, 0, new PaymentEvent(id, 99));
+		String nextId = newId();
+		long next = send(topic, 0, new PaymentEvent(nextId, 11));
+		container.start();
+		offsets.awaitPast(topic, topic, Map.of(0, next));
+		assertThat(this.ledger.deliveries(topic, 0, reused)).isOne();
+		assertThat(this.ledger.effects(topic, id)).isOne();
+		assertThat(this.ledger.effects(topic, nextId)).isOne();
+	}
+
+	@Test
 	void recordMeetingAStoreOutageIsNeverCommittedAndHasItsOneEffectAfterARestart() throws Exception {
 		String id = newId();
 		String topic = AsyncListeners.OUTAGE;
@@ -186,6 +205,19 @@ class IdempotentKafkaAsyncListenerTests {
 		container.start();
 		offsets.awaitPast(topic, topic, Map.of(0, offset));
 		assertThat(this.ledger.effects(topic, id)).isOne();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { AsyncListeners.NO_FUTURE, AsyncListeners.NO_MONO })
+	void recordWhoseListenerReturnsNoResultIsCommittedAndTheNextRecordsGoOn(String topic) throws Exception {
+		String nothing = newId();
+		String next = newId();
+		long first = send(topic, 0, new PaymentEvent(nothing, 0));
+		long second = send(topic, 0, new PaymentEvent(next, 12));
+		offsets.awaitPast(topic, topic, Map.of(0, second));
+		assertThat(this.ledger.deliveries(topic, 0, first)).isOne();
+		assertThat(this.ledger.effects(topic, nothing)).isZero();
+		assertThat(this.ledger.effects(topic, next)).isOne();
 	}
 
 	private long send(String topic, int partition, PaymentEvent event) throws Exception {
