@@ -1,5 +1,9 @@
 package dev.idempotency.engine;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.store.RecordKey;
@@ -55,7 +59,39 @@ final class SpringTransactions {
 		return null;
 	}
 
-	private record Settling(TransactionOutcome completion) implements TransactionSynchronization {
+	/**
+	 * Settles an outcome when its transaction ends, or when a rollback to a savepoint
+	 * undoes what it holds. Savepoints are only heard of on the transaction's own thread.
+	 */
+	private static final class Settling implements TransactionSynchronization {
+
+		private final TransactionOutcome completion;
+
+		// Savepoints taken after the outcome was registered: a rollback to one of them
+		// leaves the method's effect in place; one to any other undoes it
+		private final Set<Object> later = Collections.newSetFromMap(new IdentityHashMap<>());
+
+		Settling(TransactionOutcome completion) {
+			this.completion = completion;
+		}
+
+		TransactionOutcome completion() {
+			return this.completion;
+		}
+
+		@Override
+		public void savepoint(Object savepoint) {
+			this.later.add(savepoint);
+		}
+
+		// Spring says nothing to synchronizations when a NESTED transaction ends, only
+		// when it rolls back to its savepoint; the outer transaction may still commit
+		@Override
+		public void savepointRollback(Object savepoint) {
+			if (!this.later.contains(savepoint)) {
+				this.completion.rolledBack("rolled back to a savepoint taken before the method returned");
+			}
+		}
 
 		// Before the other synchronizations' afterCompletion, which release the
 		// transaction's resources
@@ -72,7 +108,8 @@ final class SpringTransactions {
 				this.completion.committed();
 			}
 			else {
-				this.completion.rolledBack(status == STATUS_UNKNOWN);
+				this.completion
+					.rolledBack((status == STATUS_UNKNOWN) ? "ended with an unknown outcome" : "rolled back");
 			}
 		}
 

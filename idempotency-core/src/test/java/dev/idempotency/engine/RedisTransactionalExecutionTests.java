@@ -33,6 +33,7 @@ import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -193,6 +194,41 @@ class RedisTransactionalExecutionTests {
 			outer.setRollbackOnly();
 		});
 		assertThat(state()).isEqualTo(RecordState.FAILED);
+	}
+
+	@Test
+	void rollbackToASavepointTakenBeforeTheMethodReturnedReleasesTheRecord() {
+		new TransactionTemplate(this.transactions).executeWithoutResult((outer) -> {
+			propagation(TransactionDefinition.PROPAGATION_NESTED).executeWithoutResult((nested) -> {
+				assertThat(call()).isEqualTo("receipt-1");
+				assertThat(callAll("a")).map(RedisTransactionalExecutionTests::result).containsExactly("a-2");
+				nested.setRollbackOnly();
+			});
+			assertThat(this.transactions.rolledBackToSavepoint()).isOne();
+			assertThat(state()).isEqualTo(RecordState.FAILED);
+			assertThat(state("a")).isEqualTo(RecordState.FAILED);
+			assertThat(call()).isEqualTo("receipt-3");
+		});
+		assertThat(this.transactions.committed()).isOne();
+		assertThat(state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(state("a")).isEqualTo(RecordState.FAILED);
+		assertThat(call()).isEqualTo("receipt-3");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED, Outcome.FAILED, Outcome.EXECUTED,
+				Outcome.REPLAYED);
+	}
+
+	@Test
+	void rollbackToASavepointTakenAfterTheMethodReturnedKeepsTheRecordForTheCommit() {
+		inTransaction(() -> {
+			call();
+			propagation(TransactionDefinition.PROPAGATION_NESTED)
+				.executeWithoutResult(TransactionStatus::setRollbackOnly);
+			assertThat(this.transactions.rolledBackToSavepoint()).isOne();
+			assertThat(state()).isEqualTo(RecordState.IN_PROGRESS);
+			return null;
+		});
+		assertThat(state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(this.runs).hasValue(1);
 	}
 
 	@Test
