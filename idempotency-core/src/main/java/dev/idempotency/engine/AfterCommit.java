@@ -184,6 +184,11 @@ final class AfterCommit implements TransactionOutcome {
 		return rollback;
 	}
 
+	@Override
+	public String toString() {
+		return this.attempt.toString();
+	}
+
 	private void end(@Nullable Throwable error) {
 		this.renewal.stop();
 		this.ticket.end();

@@ -107,6 +107,11 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 		}
 	}
 
+	@Override
+	public String toString() {
+		return "a batch of " + this.ran.size() + " item(s) of operation '" + this.operation.name() + "'";
+	}
+
 	// The recorder turned an item it could not complete into a failure; the caller had
 	// its value already, so it is only logged
 	private @Nullable Throwable unrecorded(BatchItems<I>.Slot slot) {
