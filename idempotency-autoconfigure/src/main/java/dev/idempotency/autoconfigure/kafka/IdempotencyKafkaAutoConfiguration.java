@@ -36,7 +36,8 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * {@code CompletionStage} or a {@code Mono} get the {@link KafkaAsyncListenerAdvisor}, so
  * that the same rules hold for their results. Kafka transaction managers are made to
  * synchronize ({@link KafkaTransactionSynchronization}), so that a record completes only
- * once the container's transaction has committed.
+ * once the container's transaction has committed, unless
+ * {@code idempotency.messaging.kafka-transaction-synchronization} is {@code false}.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -84,6 +85,8 @@ public final class IdempotencyKafkaAutoConfiguration {
 
 	// Static: a post-processor is created before the other beans
 	@Bean
+	@ConditionalOnBooleanProperty(name = "idempotency.messaging.kafka-transaction-synchronization",
+			matchIfMissing = true)
 	static KafkaTransactionSynchronization idempotencyKafkaTransactionSynchronization() {
 		return new KafkaTransactionSynchronization();
 	}

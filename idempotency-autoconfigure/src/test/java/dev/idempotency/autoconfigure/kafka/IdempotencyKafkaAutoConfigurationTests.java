@@ -15,6 +15,7 @@ import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
+import dev.idempotency.kafka.KafkaTransactionSynchronization;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -33,6 +34,8 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
+import org.springframework.kafka.transaction.KafkaTransactionManager;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -83,6 +86,25 @@ class IdempotencyKafkaAutoConfigurationTests {
 	@Test
 	void asyncListenerResultsAreAwaited() {
 		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(KafkaAsyncListenerAdvisor.class));
+	}
+
+	@Test
+	void kafkaTransactionManagerSynchronizesOnActualTransactions() {
+		this.contextRunner.withPropertyValues("spring.kafka.producer.transaction-id-prefix=tx-")
+			.run((context) -> assertThat(context.getBean(KafkaTransactionManager.class).getTransactionSynchronization())
+				.isEqualTo(AbstractPlatformTransactionManager.SYNCHRONIZATION_ON_ACTUAL_TRANSACTION));
+	}
+
+	@Test
+	void kafkaTransactionManagerIsLeftWithoutSynchronizationWhenTurnedOff() {
+		this.contextRunner
+			.withPropertyValues("spring.kafka.producer.transaction-id-prefix=tx-",
+					"idempotency.messaging.kafka-transaction-synchronization=false")
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(KafkaTransactionSynchronization.class);
+				assertThat(context.getBean(KafkaTransactionManager.class).getTransactionSynchronization())
+					.isEqualTo(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+			});
 	}
 
 	@Test
