@@ -553,7 +553,24 @@ public class IdempotencyProperties implements Validator {
 	 */
 	public static class Messaging {
 
+		/**
+		 * Whether to turn on transaction synchronization in Kafka transaction managers
+		 * that have none, so that an idempotent call made in a listener container's Kafka
+		 * transaction completes its record only once that transaction has committed, and
+		 * releases it once it has rolled back. When off, such a record completes when the
+		 * method returns, and a rollback after that leaves it done.
+		 */
+		private boolean kafkaTransactionSynchronization = true;
+
 		private final InProgressRetry inProgressRetry = new InProgressRetry();
+
+		public boolean isKafkaTransactionSynchronization() {
+			return this.kafkaTransactionSynchronization;
+		}
+
+		public void setKafkaTransactionSynchronization(boolean kafkaTransactionSynchronization) {
+			this.kafkaTransactionSynchronization = kafkaTransactionSynchronization;
+		}
 
 		public InProgressRetry getInProgressRetry() {
 			return this.inProgressRetry;

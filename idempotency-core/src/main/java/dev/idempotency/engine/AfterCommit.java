@@ -24,12 +24,14 @@ import org.springframework.util.ClassUtils;
  * never recorded as done. The lease stays renewed, the call admitted and observed, until
  * then.
  * <p>
- * A transaction whose outcome is unknown (a commit that failed without saying whether it
- * took effect) releases the record too: the next delivery may then repeat an effect that
- * did commit, a duplicate, where completing could record as done one that did not, a
- * loss. A completion that fails after the commit cannot undo it: it is logged and counted
- * as a store error, and the record is left to its lease, after which a duplicate runs the
- * method again.
+ * A rollback to a savepoint taken before the method returned (the end of a {@code NESTED}
+ * transaction that rolled back) undoes its effect as well, and releases the record at
+ * once. A transaction whose outcome is unknown (a commit that failed without saying
+ * whether it took effect) releases the record too: the next delivery may then repeat an
+ * effect that did commit, a duplicate, where completing could record as done one that did
+ * not, a loss. A completion that fails after the commit cannot undo it: it is logged and
+ * counted as a store error, and the record is left to its lease, after which a duplicate
+ * runs the method again.
  */
 final class AfterCommit implements TransactionOutcome {
 
@@ -151,13 +153,13 @@ final class AfterCommit implements TransactionOutcome {
 	}
 
 	@Override
-	public void rolledBack(boolean unknown) {
+	public void rolledBack(String how) {
 		if (!this.settled.compareAndSet(false, true)) {
 			return;
 		}
 		Throwable error = null;
 		try {
-			error = release(this.engine, this.call, this.operation, this.attempt, unknown);
+			error = release(this.engine, this.call, this.operation, this.attempt, how);
 		}
 		finally {
 			end(error);
@@ -167,19 +169,24 @@ final class AfterCommit implements TransactionOutcome {
 	/**
 	 * Release the record of an attempt whose transaction did not commit, logging a
 	 * release that failed.
+	 * @param how how the transaction ended
 	 * @return the exception that says why, to end the call with
 	 */
 	static IllegalStateException release(IdempotencyEngine engine, Call call, Operation operation, Attempt attempt,
-			boolean unknown) {
+			String how) {
 		IllegalStateException rollback = new IllegalStateException(attempt + " ran its method, but the transaction "
-				+ "it ran in " + (unknown ? "ended with an unknown outcome" : "rolled back")
-				+ "; its record was released for the next delivery");
+				+ "it ran in " + how + "; its record was released for the next delivery");
 		engine.released(call, operation, attempt, rollback);
 		for (Throwable ex : rollback.getSuppressed()) {
 			logger.warn(rollback.getMessage() + ", but the release failed: the record stays IN_PROGRESS until "
 					+ "its lease runs out: " + ex.getMessage(), ex);
 		}
 		return rollback;
+	}
+
+	@Override
+	public String toString() {
+		return this.attempt.toString();
 	}
 
 	private void end(@Nullable Throwable error) {

@@ -14,8 +14,9 @@ import dev.idempotency.store.RecordKey;
  * The records of a batch's items that ran inside a Spring-managed transaction the store
  * does not join, recorded as {@link AfterCommit} records a single call's: completed in
  * one store call ({@link BatchRecorder}) once the transaction has committed, released
- * once it has rolled back or ended unknown. Each item's outcome is its value at once; its
- * lease stays renewed, its call admitted and observed, until then.
+ * once it has rolled back (to a savepoint taken before the batch returned, too) or ended
+ * unknown. Each item's outcome is its value at once; its lease stays renewed, its call
+ * admitted and observed, until then.
  *
  * @param <I> the item type
  */
@@ -91,19 +92,24 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 	}
 
 	@Override
-	public void rolledBack(boolean unknown) {
+	public void rolledBack(String how) {
 		if (!this.settled.compareAndSet(false, true)) {
 			return;
 		}
 		for (BatchItems<I>.Slot slot : this.ran) {
 			Throwable error = null;
 			try {
-				error = AfterCommit.release(this.engine, slot.call(), this.operation, slot.attempt(), unknown);
+				error = AfterCommit.release(this.engine, slot.call(), this.operation, slot.attempt(), how);
 			}
 			finally {
 				slot.settled(error);
 			}
 		}
+	}
+
+	@Override
+	public String toString() {
+		return "a batch of " + this.ran.size() + " item(s) of operation '" + this.operation.name() + "'";
 	}
 
 	// The recorder turned an item it could not complete into a failure; the caller had

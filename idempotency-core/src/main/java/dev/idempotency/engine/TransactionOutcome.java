@@ -35,9 +35,11 @@ interface TransactionOutcome {
 	void committed();
 
 	/**
-	 * Release the records of a transaction that rolled back, or whose outcome is unknown.
-	 * @param unknown whether the outcome is unknown
+	 * Release the records of a transaction that rolled back, rolled back to a savepoint
+	 * taken before they were held, or whose outcome is unknown.
+	 * @param how how the transaction ended, for the exception the calls end with (such as
+	 * "rolled back")
 	 */
-	void rolledBack(boolean unknown);
+	void rolledBack(String how);
 
 }

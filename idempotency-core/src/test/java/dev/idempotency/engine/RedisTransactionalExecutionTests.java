@@ -33,11 +33,15 @@ import dev.idempotency.test.redis.TestRedis;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -192,6 +196,98 @@ class RedisTransactionalExecutionTests {
 			assertThat(state()).isEqualTo(RecordState.IN_PROGRESS);
 			outer.setRollbackOnly();
 		});
+		assertThat(state()).isEqualTo(RecordState.FAILED);
+	}
+
+	@Test
+	void rollbackToASavepointTakenBeforeTheMethodReturnedReleasesTheRecord() {
+		new TransactionTemplate(this.transactions).executeWithoutResult((outer) -> {
+			propagation(TransactionDefinition.PROPAGATION_NESTED).executeWithoutResult((nested) -> {
+				assertThat(call()).isEqualTo("receipt-1");
+				assertThat(callAll("a")).map(RedisTransactionalExecutionTests::result).containsExactly("a-2");
+				nested.setRollbackOnly();
+			});
+			assertThat(this.transactions.rolledBackToSavepoint()).isOne();
+			assertThat(state()).isEqualTo(RecordState.FAILED);
+			assertThat(state("a")).isEqualTo(RecordState.FAILED);
+			assertThat(call()).isEqualTo("receipt-3");
+		});
+		assertThat(this.transactions.committed()).isOne();
+		assertThat(state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(state("a")).isEqualTo(RecordState.FAILED);
+		assertThat(call()).isEqualTo("receipt-3");
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED, Outcome.FAILED, Outcome.EXECUTED,
+				Outcome.REPLAYED);
+	}
+
+	@Test
+	void rollbackToASavepointTakenAfterTheMethodReturnedKeepsTheRecordForTheCommit() {
+		inTransaction(() -> {
+			call();
+			propagation(TransactionDefinition.PROPAGATION_NESTED)
+				.executeWithoutResult(TransactionStatus::setRollbackOnly);
+			assertThat(this.transactions.rolledBackToSavepoint()).isOne();
+			assertThat(state()).isEqualTo(RecordState.IN_PROGRESS);
+			return null;
+		});
+		assertThat(state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(this.runs).hasValue(1);
+	}
+
+	@Test
+	void synchronizationBeforeTheRecordThatFailsAfterTheCommitReleasesTheRecord() {
+		// A resource that commits once the transaction has, such as a KafkaTemplate's
+		// producer synchronized with a database transaction, whose commit failed
+		assertThatIllegalStateException().isThrownBy(() -> inTransaction(() -> {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					throw new IllegalStateException("producer fenced");
+				}
+
+			});
+			return call();
+		})).withMessage("producer fenced");
+		assertThat(this.transactions.committed()).isOne();
+		assertThat(state()).isEqualTo(RecordState.FAILED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.FAILED);
+		String retried = inTransaction(this::call);
+		assertThat(retried).isEqualTo("receipt-2");
+	}
+
+	@Test
+	void callMadeByAnotherSynchronizationOnceTheTransactionHasCommittedCompletesItsRecord() {
+		inTransaction(() -> {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					call();
+				}
+
+			});
+			return null;
+		});
+		assertThat(state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(this.listener.outcomes()).containsExactly(Outcome.EXECUTED);
+	}
+
+	@Test
+	void synchronizationThatFailsBeforeTheCommitRollsBackAndReleasesTheRecord() {
+		assertThatIllegalStateException().isThrownBy(() -> inTransaction(() -> {
+			call();
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void beforeCommit(boolean readOnly) {
+					throw new IllegalStateException("flush failed");
+				}
+
+			});
+			return null;
+		}));
+		assertThat(this.transactions.rolledBack()).isOne();
 		assertThat(state()).isEqualTo(RecordState.FAILED);
 	}
 

@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.transaction.SavepointManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
@@ -12,8 +13,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 /**
  * A transaction manager with no resource to commit but Spring's whole transaction
- * lifecycle around it (synchronizations, suspension of an outer transaction); its next
- * commit can be made to fail with an unknown outcome.
+ * lifecycle around it (synchronizations, suspension of an outer transaction, savepoints
+ * for nested transactions); its next commit can be made to fail with an unknown outcome.
  */
 final class TestTransactionManager extends AbstractPlatformTransactionManager {
 
@@ -21,14 +22,20 @@ final class TestTransactionManager extends AbstractPlatformTransactionManager {
 
 	private final AtomicInteger rolledBack = new AtomicInteger();
 
+	private final AtomicInteger rolledBackToSavepoint = new AtomicInteger();
+
 	private volatile boolean failNextCommit;
+
+	TestTransactionManager() {
+		setNestedTransactionAllowed(true);
+	}
 
 	// Bound to the thread while begun, as a DataSource's connection is: a transaction
 	// looked up meanwhile joins it, unless it is suspended
 	@Override
 	protected Object doGetTransaction() {
 		Object bound = TransactionSynchronizationManager.getResource(this);
-		return (bound != null) ? bound : new Object();
+		return (bound != null) ? bound : new Transaction();
 	}
 
 	@Override
@@ -80,6 +87,28 @@ final class TestTransactionManager extends AbstractPlatformTransactionManager {
 
 	int rolledBack() {
 		return this.rolledBack.get();
+	}
+
+	int rolledBackToSavepoint() {
+		return this.rolledBackToSavepoint.get();
+	}
+
+	private final class Transaction implements SavepointManager {
+
+		@Override
+		public Object createSavepoint() {
+			return new Object();
+		}
+
+		@Override
+		public void rollbackToSavepoint(Object savepoint) {
+			TestTransactionManager.this.rolledBackToSavepoint.incrementAndGet();
+		}
+
+		@Override
+		public void releaseSavepoint(Object savepoint) {
+		}
+
 	}
 
 }

@@ -41,10 +41,12 @@ import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
  * {@code CompletionStage} or a {@code Mono} get the {@link KafkaAsyncListenerAdvisor}, so
  * that the same rules hold for their results. Kafka transaction managers are made to
  * synchronize ({@link KafkaTransactionSynchronization}), so that a record completes only
- * once the container's transaction has committed. Retry topics ({@code @RetryableTopic}),
- * whose containers get an error handler of spring-kafka's instead, follow the same rules
- * through an {@link IdempotencyRetryTopicComponentFactory}, unless the application
- * defines a {@link RetryTopicComponentFactory} of its own.
+ * once the container's transaction has committed, unless
+ * {@code idempotency.messaging.kafka-transaction-synchronization} is {@code false}. Retry
+ * topics ({@code @RetryableTopic}), whose containers get an error handler of
+ * spring-kafka's instead, follow the same rules through an
+ * {@link IdempotencyRetryTopicComponentFactory}, unless the application defines a
+ * {@link RetryTopicComponentFactory} of its own.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -107,6 +109,8 @@ public final class IdempotencyKafkaAutoConfiguration {
 
 	// Static: a post-processor is created before the other beans
 	@Bean
+	@ConditionalOnBooleanProperty(name = "idempotency.messaging.kafka-transaction-synchronization",
+			matchIfMissing = true)
 	static KafkaTransactionSynchronization idempotencyKafkaTransactionSynchronization() {
 		return new KafkaTransactionSynchronization();
 	}

@@ -18,6 +18,7 @@ import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
 import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
+import dev.idempotency.kafka.KafkaTransactionSynchronization;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -41,6 +42,8 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
 import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 import org.springframework.kafka.support.KafkaUtils;
+import org.springframework.kafka.transaction.KafkaTransactionManager;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -131,6 +134,25 @@ class IdempotencyKafkaAutoConfigurationTests {
 		this.contextRunner.withBean("custom", RetryTopicComponentFactory.class, RetryTopicComponentFactory::new)
 			.run((context) -> assertThat(context).getBean(RetryTopicComponentFactory.class)
 				.isNotInstanceOf(IdempotencyRetryTopicComponentFactory.class));
+	}
+
+	@Test
+	void kafkaTransactionManagerSynchronizesOnActualTransactions() {
+		this.contextRunner.withPropertyValues("spring.kafka.producer.transaction-id-prefix=tx-")
+			.run((context) -> assertThat(context.getBean(KafkaTransactionManager.class).getTransactionSynchronization())
+				.isEqualTo(AbstractPlatformTransactionManager.SYNCHRONIZATION_ON_ACTUAL_TRANSACTION));
+	}
+
+	@Test
+	void kafkaTransactionManagerIsLeftWithoutSynchronizationWhenTurnedOff() {
+		this.contextRunner
+			.withPropertyValues("spring.kafka.producer.transaction-id-prefix=tx-",
+					"idempotency.messaging.kafka-transaction-synchronization=false")
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(KafkaTransactionSynchronization.class);
+				assertThat(context.getBean(KafkaTransactionManager.class).getTransactionSynchronization())
+					.isEqualTo(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+			});
 	}
 
 	@Test
