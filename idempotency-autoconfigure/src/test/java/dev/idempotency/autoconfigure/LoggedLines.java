@@ -1,5 +1,6 @@
 package dev.idempotency.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -36,11 +37,26 @@ public final class LoggedLines {
 	}
 
 	/**
-	 * Return the frames of stack traces.
+	 * Return the frames of stack traces printed with a line of the loggers under any of
+	 * the given names. Frames are attributed to the last logged line before them, so that
+	 * a trace another test's closing client prints meanwhile (a Lettuce reconnect refused
+	 * by a shut-down event loop) does not count.
+	 * @param loggers the names
 	 * @return the lines that start with a tab and {@code at}
 	 */
-	public List<String> stackTraceLines() {
-		return this.lines.stream().filter((line) -> line.startsWith("\tat ")).toList();
+	public List<String> stackTraceLinesFrom(String... loggers) {
+		List<String> frames = new ArrayList<>();
+		boolean attributed = false;
+		for (String line : this.lines) {
+			Matcher matcher = LINE.matcher(line);
+			if (matcher.matches()) {
+				attributed = Stream.of(loggers).anyMatch((logger) -> isUnder(matcher.group(2), logger));
+			}
+			else if (attributed && line.startsWith("\tat ")) {
+				frames.add(line);
+			}
+		}
+		return frames;
 	}
 
 	/**

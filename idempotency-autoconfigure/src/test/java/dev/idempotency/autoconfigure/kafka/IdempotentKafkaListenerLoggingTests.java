@@ -122,7 +122,8 @@ class IdempotentKafkaListenerLoggingTests {
 		offsets.awaitPast(FIRST, FIRST, Map.of(0, first));
 		offsets.awaitPast(topic, topic, Map.of(0, duplicate));
 		LoggedLines logged = LoggedLines.since(output, from);
-		assertThat(logged.stackTraceLines()).isEmpty();
+		assertThat(logged.stackTraceLinesFrom("org.springframework.kafka", "org.apache.kafka", "dev.idempotency"))
+			.isEmpty();
 		assertThat(logged.atWarnOrError("org.springframework.kafka", "dev.idempotency")).isEmpty();
 		assertThat(logged.from("dev.idempotency.kafka", "DEBUG")
 			.filter((line) -> line.contains("'kafka.charges'") && line.contains(id)))
