@@ -2,23 +2,16 @@ package dev.idempotency.amqp;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import com.rabbitmq.client.AMQP.BasicProperties;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.MessageDeliveryMode;
-import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
-import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
-import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
 
 /**
  * Requeues a held message behind the others of its queue, where RabbitMQ would put it
@@ -26,9 +19,10 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  * other message): publishes a copy to the queue it was consumed from, through the default
  * exchange, and acknowledges the message only once the broker confirmed the copy was
  * queued. The copy keeps the body, the headers and the properties the message was
- * delivered with, its delivery mode and user id included; it carries
- * {@value RedeliveryDelays#REQUEUES} (one more than the message did), and not the
- * {@code x-delivery-count} that is the broker's to set.
+ * delivered with, its delivery mode, user id, exchange, routing key and retry count
+ * included (see {@link TailCopies}); it carries {@value RedeliveryDelays#REQUEUES} (one
+ * more than the message did), and not the {@code x-delivery-count} that is the broker's
+ * to set.
  * <p>
  * It does so only where no message can be lost: a single message (not a batch), in a
  * container that acknowledges in {@code AUTO} or {@code MANUAL} mode on a channel that is
@@ -46,8 +40,6 @@ final class TailRequeue {
 	private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(CONFIRM_SECONDS);
 
 	private final AbstractMessageListenerContainer container;
-
-	private final MessagePropertiesConverter converter = new DefaultMessagePropertiesConverter();
 
 	private final DecisionLog log;
 
@@ -94,7 +86,7 @@ final class TailRequeue {
 			}
 			channel.confirmSelect();
 			channel.addReturnListener((reply) -> returned.set(true));
-			channel.basicPublish("", queue, true, properties(message), message.getBody());
+			channel.basicPublish("", queue, true, TailCopies.properties(message), message.getBody());
 			// The broker sends a return before the confirmation of the same message
 			channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
 			return !returned.get();
@@ -108,22 +100,6 @@ final class TailRequeue {
 			Thread.currentThread().interrupt();
 			return false;
 		}
-	}
-
-	private BasicProperties properties(Message message) {
-		MessageProperties received = message.getMessageProperties();
-		Map<String, @Nullable Object> headers = new HashMap<>(received.getHeaders());
-		headers.remove(RedeliveryDelays.DELIVERY_COUNT);
-		headers.put(RedeliveryDelays.REQUEUES, RedeliveryDelays.earlierDeliveries(message) + 1);
-		MessageDeliveryMode deliveryMode = received.getReceivedDeliveryMode();
-		BasicProperties.Builder builder = this.converter.fromMessageProperties(received, "UTF-8")
-			.builder()
-			.headers(headers)
-			.userId(received.getReceivedUserId());
-		if (deliveryMode != null) {
-			builder.deliveryMode(MessageDeliveryMode.toInt(deliveryMode));
-		}
-		return builder.build();
 	}
 
 }
