@@ -2,11 +2,8 @@ package dev.idempotency.amqp;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.AcknowledgeMode;
@@ -26,12 +23,14 @@ import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer
  * <p>
  * It does so only where no message can be lost: a single message (not a batch), in a
  * container that acknowledges in {@code AUTO} or {@code MANUAL} mode on a channel that is
- * not transacted, consumed from a queue it knows. The copy goes on a channel of its own,
- * in confirm mode, published as mandatory: a copy the broker did not confirm within
- * {@value #CONFIRM_SECONDS} s, or returned as unroutable, leaves the message to be
- * requeued as RabbitMQ does. A consumer that dies between the confirmation and the
- * acknowledgement leaves both the copy and the message queued: a duplicate, which
- * {@code @Idempotent} work replays.
+ * not transacted, consumed from a queue it knows, whose connection factory has a
+ * publisher connection factory (and is not a routing one). The copy goes on the publisher
+ * connection (see {@link CopyPublisher}), never the consumers' one, on a channel in
+ * confirm mode, published as mandatory: a copy the broker did not confirm within
+ * {@value #CONFIRM_SECONDS} s, returned as unroutable, or not published because the
+ * broker blocks publishers, leaves the message to be requeued as RabbitMQ does. A
+ * consumer that dies between the confirmation and the acknowledgement leaves both the
+ * copy and the message queued: a duplicate, which {@code @Idempotent} work replays.
  */
 final class TailRequeue {
 
@@ -40,6 +39,8 @@ final class TailRequeue {
 	private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(CONFIRM_SECONDS);
 
 	private final AbstractMessageListenerContainer container;
+
+	private volatile @Nullable CopyPublisher publisher;
 
 	private final DecisionLog log;
 
@@ -62,7 +63,7 @@ final class TailRequeue {
 				|| (mode != AcknowledgeMode.AUTO && mode != AcknowledgeMode.MANUAL)) {
 			return false;
 		}
-		if (!publish(channel.getConnection(), queue, message)) {
+		if (!publish(queue, message)) {
 			return false;
 		}
 		if (mode == AcknowledgeMode.MANUAL) {
@@ -78,20 +79,16 @@ final class TailRequeue {
 		return true;
 	}
 
-	private boolean publish(Connection connection, String queue, Message message) {
-		AtomicBoolean returned = new AtomicBoolean();
-		try (Channel channel = connection.createChannel()) {
-			if (channel == null) {
-				return false;
-			}
-			channel.confirmSelect();
-			channel.addReturnListener((reply) -> returned.set(true));
-			channel.basicPublish("", queue, true, TailCopies.properties(message), message.getBody());
-			// The broker sends a return before the confirmation of the same message
-			channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
-			return !returned.get();
+	private boolean publish(String queue, Message message) {
+		CopyPublisher publisher = publisher();
+		if (publisher == null) {
+			return false;
 		}
-		catch (IOException | TimeoutException | RuntimeException ex) {
+		try {
+			publisher.publish("", queue, TailCopies.properties(message), message.getBody());
+			return true;
+		}
+		catch (IOException | RuntimeException ex) {
 			this.log
 				.debug("Could not requeue a message to the tail of '" + queue + "', requeueing it at its head: " + ex);
 			return false;
@@ -100,6 +97,16 @@ final class TailRequeue {
 			Thread.currentThread().interrupt();
 			return false;
 		}
+	}
+
+	// The container's connection factory is set once it is created, before it starts
+	private @Nullable CopyPublisher publisher() {
+		CopyPublisher publisher = this.publisher;
+		if (publisher == null) {
+			publisher = CopyPublisher.of(this.container.getConnectionFactory(), CONFIRM_TIMEOUT);
+			this.publisher = publisher;
+		}
+		return publisher;
 	}
 
 }

@@ -1,0 +1,198 @@
+package dev.idempotency.amqp;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.rabbitmq.client.AMQP.BasicProperties;
+import com.rabbitmq.client.BlockedListener;
+import com.rabbitmq.client.Channel;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.RoutingConnectionFactory;
+
+/**
+ * Publishes the copies a {@link TailRequeue} queues, each confirmed by the broker, on the
+ * publisher connection of the container's connection factory, never on the connection its
+ * consumers use: a broker that blocks publishers (a memory or disk alarm) stops reading
+ * from a connection that publishes, acknowledgements and consumer starts included, so one
+ * copy published there would stop every listener on it until the alarm clears.
+ * <p>
+ * Nothing is published on a connection the broker said it blocks: the message is then
+ * requeued at the head, as RabbitMQ does. The channels are its own (not the connection
+ * factory's cached ones, whose users do not expect confirm mode), in confirm mode, reused
+ * one publish at a time, up to {@value #IDLE_CHANNELS} kept idle. A channel whose copy
+ * was not confirmed in time is aborted on a thread of its own, since a blocked broker
+ * does not read the close either, and the consumer must not wait for it.
+ */
+final class CopyPublisher {
+
+	static final int IDLE_CHANNELS = 8;
+
+	private final ConnectionFactory connectionFactory;
+
+	private final Duration confirmTimeout;
+
+	private final Deque<ConfirmChannel> idle = new ConcurrentLinkedDeque<>();
+
+	private volatile @Nullable Watched watched;
+
+	private CopyPublisher(ConnectionFactory connectionFactory, Duration confirmTimeout) {
+		this.connectionFactory = connectionFactory;
+		this.confirmTimeout = confirmTimeout;
+	}
+
+	/**
+	 * Return a publisher on the publisher connection of a container's connection factory.
+	 * @param containerConnectionFactory the container's connection factory
+	 * @param confirmTimeout how long to wait for the broker to confirm a copy
+	 * @return the publisher, or {@code null} for a connection factory without a publisher
+	 * connection factory, or a routing one (whose target the consumer's queue decides)
+	 */
+	static @Nullable CopyPublisher of(@Nullable ConnectionFactory containerConnectionFactory, Duration confirmTimeout) {
+		if (containerConnectionFactory == null || containerConnectionFactory instanceof RoutingConnectionFactory) {
+			return null;
+		}
+		ConnectionFactory publisher = containerConnectionFactory.getPublisherConnectionFactory();
+		return (publisher != null && publisher != containerConnectionFactory)
+				? new CopyPublisher(publisher, confirmTimeout) : null;
+	}
+
+	/**
+	 * Publish a copy, as mandatory, and wait for the broker to confirm it.
+	 * @param exchange the exchange to publish to
+	 * @param routingKey the routing key
+	 * @param properties the copy's properties
+	 * @param body the copy's body
+	 * @throws IOException if it was not confirmed: refused, returned as unroutable, not
+	 * confirmed in time, or not published since the broker blocks the connection
+	 * @throws InterruptedException if interrupted while waiting for the confirmation
+	 */
+	void publish(String exchange, String routingKey, BasicProperties properties, byte[] body)
+			throws IOException, InterruptedException {
+		com.rabbitmq.client.Connection connection = connection();
+		if (watch(connection).blocked().get()) {
+			throw new IOException("the broker blocks the publisher connection");
+		}
+		ConfirmChannel channel = channel(connection);
+		boolean answered = false;
+		try {
+			channel.returned().set(false);
+			channel.channel().basicPublish(exchange, routingKey, true, properties, body);
+			boolean acknowledged = channel.channel().waitForConfirms(this.confirmTimeout.toMillis());
+			answered = true;
+			if (!acknowledged) {
+				throw new IOException("the broker refused the copy");
+			}
+			// The broker sends a return before the confirmation of the same message
+			if (channel.returned().get()) {
+				throw new IOException("the copy was returned as unroutable");
+			}
+		}
+		catch (TimeoutException ex) {
+			throw new IOException("the copy was not confirmed within " + this.confirmTimeout.toMillis() + " ms", ex);
+		}
+		finally {
+			release(channel, answered);
+		}
+	}
+
+	private com.rabbitmq.client.Connection connection() throws IOException {
+		try {
+			// A shared connection, in the default cache mode: closing it does nothing
+			try (Connection connection = this.connectionFactory.createConnection()) {
+				return connection.getDelegate();
+			}
+		}
+		catch (RuntimeException ex) {
+			throw new IOException("no publisher connection", ex);
+		}
+	}
+
+	// The connection is a new one after every reconnection: watch each one
+	private Watched watch(com.rabbitmq.client.Connection connection) {
+		Watched current = this.watched;
+		if (current != null && current.connection() == connection) {
+			return current;
+		}
+		synchronized (this) {
+			current = this.watched;
+			if (current == null || current.connection() != connection) {
+				AtomicBoolean blocked = new AtomicBoolean();
+				connection.addBlockedListener(new BlockedListener() {
+
+					@Override
+					public void handleBlocked(String reason) {
+						blocked.set(true);
+					}
+
+					@Override
+					public void handleUnblocked() {
+						blocked.set(false);
+					}
+
+				});
+				current = new Watched(connection, blocked);
+				this.watched = current;
+			}
+			return current;
+		}
+	}
+
+	private ConfirmChannel channel(com.rabbitmq.client.Connection connection) throws IOException {
+		ConfirmChannel channel;
+		while ((channel = this.idle.poll()) != null) {
+			if (channel.channel().isOpen() && channel.channel().getConnection() == connection) {
+				return channel;
+			}
+			close(channel);
+		}
+		Channel created = connection.createChannel();
+		if (created == null) {
+			throw new IOException("the publisher connection has no channel left");
+		}
+		created.confirmSelect();
+		AtomicBoolean returned = new AtomicBoolean();
+		created.addReturnListener((reply) -> returned.set(true));
+		return new ConfirmChannel(created, returned);
+	}
+
+	private void release(ConfirmChannel channel, boolean answered) {
+		if (!answered) {
+			// Its confirmation may still come, late, for a copy it no longer waits for;
+			// and
+			// a broker that blocks the connection reads no close: not on the consumer
+			Thread aborting = new Thread(() -> close(channel), "idempotency-copy-channel-abort");
+			aborting.setDaemon(true);
+			aborting.start();
+		}
+		else if (this.idle.size() < IDLE_CHANNELS) {
+			this.idle.push(channel);
+		}
+		else {
+			close(channel);
+		}
+	}
+
+	// Without waiting for the broker to answer, which the client does anyway
+	private static void close(ConfirmChannel channel) {
+		try {
+			channel.channel().abort();
+		}
+		catch (IOException | RuntimeException ex) {
+			// Closed already, or with its connection: nothing is left to release
+		}
+	}
+
+	private record ConfirmChannel(Channel channel, AtomicBoolean returned) {
+	}
+
+	private record Watched(com.rabbitmq.client.Connection connection, AtomicBoolean blocked) {
+	}
+
+}
