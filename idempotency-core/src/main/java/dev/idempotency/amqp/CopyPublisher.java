@@ -3,6 +3,8 @@ package dev.idempotency.amqp;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,9 +28,9 @@ import org.springframework.amqp.rabbit.connection.RoutingConnectionFactory;
  * Nothing is published on a connection the broker said it blocks: the message is then
  * requeued at the head, as RabbitMQ does. The channels are its own (not the connection
  * factory's cached ones, whose users do not expect confirm mode), in confirm mode, reused
- * one publish at a time, up to {@value #IDLE_CHANNELS} kept idle. A channel whose copy
- * was not confirmed in time is aborted on a thread of its own, since a blocked broker
- * does not read the close either, and the consumer must not wait for it.
+ * one publish at a time, up to {@value #IDLE_CHANNELS} per connection kept idle. A
+ * channel whose copy was not confirmed in time is aborted on a thread of its own, since a
+ * blocked broker does not read the close either, and the consumer must not wait for it.
  */
 final class CopyPublisher {
 
@@ -38,9 +40,9 @@ final class CopyPublisher {
 
 	private final Duration confirmTimeout;
 
-	private final Deque<ConfirmChannel> idle = new ConcurrentLinkedDeque<>();
-
-	private volatile @Nullable Watched watched;
+	// Each connection the factory hands out (a new one after a reconnection, one of
+	// several in its CONNECTION cache mode), forgotten when it shuts down
+	private final Map<com.rabbitmq.client.Connection, Publishing> connections = new ConcurrentHashMap<>();
 
 	private CopyPublisher(ConnectionFactory connectionFactory, Duration confirmTimeout) {
 		this.connectionFactory = connectionFactory;
@@ -76,10 +78,11 @@ final class CopyPublisher {
 	void publish(String exchange, String routingKey, BasicProperties properties, byte[] body)
 			throws IOException, InterruptedException {
 		com.rabbitmq.client.Connection connection = connection();
-		if (watch(connection).blocked().get()) {
+		Publishing publishing = publishing(connection);
+		if (publishing.blocked().get()) {
 			throw new IOException("the broker blocks the publisher connection");
 		}
-		ConfirmChannel channel = channel(connection);
+		ConfirmChannel channel = channel(connection, publishing.idle());
 		boolean answered = false;
 		try {
 			channel.returned().set(false);
@@ -98,7 +101,7 @@ final class CopyPublisher {
 			throw new IOException("the copy was not confirmed within " + this.confirmTimeout.toMillis() + " ms", ex);
 		}
 		finally {
-			release(channel, answered);
+			release(channel, answered, publishing.idle());
 		}
 	}
 
@@ -114,43 +117,41 @@ final class CopyPublisher {
 		}
 	}
 
-	// The connection is a new one after every reconnection: watch each one
-	private Watched watch(com.rabbitmq.client.Connection connection) {
-		Watched current = this.watched;
-		if (current != null && current.connection() == connection) {
-			return current;
+	private Publishing publishing(com.rabbitmq.client.Connection connection) {
+		Publishing publishing = this.connections.get(connection);
+		if (publishing != null) {
+			return publishing;
 		}
-		synchronized (this) {
-			current = this.watched;
-			if (current == null || current.connection() != connection) {
-				AtomicBoolean blocked = new AtomicBoolean();
-				connection.addBlockedListener(new BlockedListener() {
+		Publishing created = new Publishing(new AtomicBoolean(), new ConcurrentLinkedDeque<>());
+		publishing = this.connections.putIfAbsent(connection, created);
+		if (publishing != null) {
+			return publishing;
+		}
+		// Outside the map's update: a connection shut down already calls it at once
+		connection.addShutdownListener((cause) -> this.connections.remove(connection));
+		connection.addBlockedListener(new BlockedListener() {
 
-					@Override
-					public void handleBlocked(String reason) {
-						blocked.set(true);
-					}
-
-					@Override
-					public void handleUnblocked() {
-						blocked.set(false);
-					}
-
-				});
-				current = new Watched(connection, blocked);
-				this.watched = current;
+			@Override
+			public void handleBlocked(String reason) {
+				created.blocked().set(true);
 			}
-			return current;
-		}
+
+			@Override
+			public void handleUnblocked() {
+				created.blocked().set(false);
+			}
+
+		});
+		return created;
 	}
 
-	private ConfirmChannel channel(com.rabbitmq.client.Connection connection) throws IOException {
+	private ConfirmChannel channel(com.rabbitmq.client.Connection connection, Deque<ConfirmChannel> idle)
+			throws IOException {
 		ConfirmChannel channel;
-		while ((channel = this.idle.poll()) != null) {
-			if (channel.channel().isOpen() && channel.channel().getConnection() == connection) {
+		while ((channel = idle.poll()) != null) {
+			if (channel.channel().isOpen()) {
 				return channel;
 			}
-			close(channel);
 		}
 		Channel created = connection.createChannel();
 		if (created == null) {
@@ -162,17 +163,17 @@ final class CopyPublisher {
 		return new ConfirmChannel(created, returned);
 	}
 
-	private void release(ConfirmChannel channel, boolean answered) {
+	private void release(ConfirmChannel channel, boolean answered, Deque<ConfirmChannel> idle) {
 		if (!answered) {
 			// Its confirmation may still come, late, for a copy it no longer waits for;
-			// and
-			// a broker that blocks the connection reads no close: not on the consumer
+			// and a broker that blocks the connection does not read the close: not on the
+			// consumer thread
 			Thread aborting = new Thread(() -> close(channel), "idempotency-copy-channel-abort");
 			aborting.setDaemon(true);
 			aborting.start();
 		}
-		else if (this.idle.size() < IDLE_CHANNELS) {
-			this.idle.push(channel);
+		else if (idle.size() < IDLE_CHANNELS) {
+			idle.push(channel);
 		}
 		else {
 			close(channel);
@@ -192,7 +193,8 @@ final class CopyPublisher {
 	private record ConfirmChannel(Channel channel, AtomicBoolean returned) {
 	}
 
-	private record Watched(com.rabbitmq.client.Connection connection, AtomicBoolean blocked) {
+	// What the broker said of a connection, and its channels not in use
+	private record Publishing(AtomicBoolean blocked, Deque<ConfirmChannel> idle) {
 	}
 
 }
