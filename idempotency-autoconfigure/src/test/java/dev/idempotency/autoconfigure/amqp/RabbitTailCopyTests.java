@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -12,6 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.test.redis.TestRedis;
@@ -43,7 +46,8 @@ import static org.awaitility.Awaitility.await;
  * A copy of a key in progress, requeued to the tail of its queue through the default
  * exchange, as its listener sees it on a real RabbitMQ and a real Redis: the exchange and
  * routing key the message was delivered with (a key made of the routing key is the same
- * key, so the effect runs once), redelivered, and its retry count.
+ * key, so the effect runs once), redelivered, and its retry count; for a listener that
+ * returns a {@code CompletableFuture} too.
  */
 @SpringBootTest(classes = RabbitTailCopyTests.TestApplication.class, webEnvironment = WebEnvironment.NONE,
 		properties = { "idempotency.store=redis", "idempotency.lock-timeout=30s",
@@ -56,9 +60,9 @@ class RabbitTailCopyTests {
 
 	private static final String PREFIX = "idempotency-tail-copy-" + UUID.randomUUID();
 
-	private static final String EXCHANGE = PREFIX + ".orders";
-
-	private static final String QUEUE = PREFIX + ".orders-queue";
+	// The exchange of a listener that returns nothing ("orders-async" of one that returns
+	// a CompletableFuture)
+	private static final String SYNC = PREFIX + ".orders";
 
 	private static final Duration DEADLINE = Duration.ofSeconds(60);
 
@@ -77,17 +81,19 @@ class RabbitTailCopyTests {
 		registry.add("spring.data.redis.host", () -> TestRedis.get().host());
 		registry.add("spring.data.redis.port", () -> TestRedis.get().port());
 		registry.add("idempotency.key-prefix", () -> PREFIX + ":");
-		registry.add("test.exchange", () -> EXCHANGE);
-		registry.add("test.queue", () -> QUEUE);
+		registry.add("test.prefix", () -> PREFIX);
 	}
 
-	@Test
-	void copyKeepsTheExchangeAndRoutingKeyItWasDeliveredWithSoAKeyMadeOfThemRunsOnce() {
+	@ParameterizedTest
+	@ValueSource(strings = { "orders", "orders-async" })
+	void copyKeepsTheExchangeAndRoutingKeyItWasDeliveredWithSoAKeyMadeOfThemRunsOnce(String listener) {
+		String exchange = PREFIX + "." + listener;
 		String routingKey = "orders." + UUID.randomUUID();
-		String copy = holdACopy(routingKey, null);
+		Map<String, Integer> earlier = this.work.effects();
+		String copy = holdACopy(exchange, routingKey, null);
 		List<MessageProperties> deliveries = this.work.deliveries(copy);
 		assertThat(deliveries).allSatisfy((delivered) -> {
-			assertThat(delivered.getReceivedExchange()).isEqualTo(EXCHANGE);
+			assertThat(delivered.getReceivedExchange()).isEqualTo(exchange);
 			assertThat(delivered.getReceivedRoutingKey()).isEqualTo(routingKey);
 			assertThat(delivered.getHeaders()).doesNotContainKeys("x-idempotency-exchange",
 					"x-idempotency-routing-key");
@@ -98,13 +104,16 @@ class RabbitTailCopyTests {
 			assertThat(delivered.getRedelivered()).isTrue();
 		});
 		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completions(copy)).isOne());
-		assertThat(this.work.effects()).containsExactly(Map.entry(routingKey, 1));
+		// One effect, under the routing key, and none under another key
+		Map<String, Integer> effects = this.work.effects();
+		effects.keySet().removeAll(earlier.keySet());
+		assertThat(effects).containsExactly(Map.entry(routingKey, 1));
 	}
 
 	@Test
 	void copyKeepsItsRetryCount() {
 		String routingKey = "orders." + UUID.randomUUID();
-		String copy = holdACopy(routingKey, (properties) -> properties.setRetryCount(2));
+		String copy = holdACopy(SYNC, routingKey, (properties) -> properties.setRetryCount(2));
 		List<MessageProperties> deliveries = this.work.deliveries(copy);
 		assertThat(deliveries.get(1).getHeaders()).containsKey("x-idempotency-requeues");
 		assertThat(deliveries).extracting(MessageProperties::getRetryCount).containsOnly(2L);
@@ -114,13 +123,13 @@ class RabbitTailCopyTests {
 
 	// Sends a message whose key (its routing key) is in progress, and returns its body
 	// once it was delivered twice: once as sent, once as the copy requeued to the tail
-	private String holdACopy(String routingKey, Consumer<MessageProperties> properties) {
+	private String holdACopy(String exchange, String routingKey, Consumer<MessageProperties> properties) {
 		CountDownLatch release = this.work.hold(routingKey);
 		String copy = UUID.randomUUID().toString();
 		try {
-			send(routingKey, UUID.randomUUID().toString(), null);
+			send(exchange, routingKey, UUID.randomUUID().toString(), null);
 			await().atMost(DEADLINE).until(() -> this.work.effects().containsKey(routingKey));
-			send(routingKey, copy, properties);
+			send(exchange, routingKey, copy, properties);
 			await().atMost(DEADLINE).until(() -> this.work.deliveries(copy).size() >= 2);
 		}
 		finally {
@@ -129,8 +138,8 @@ class RabbitTailCopyTests {
 		return copy;
 	}
 
-	private void send(String routingKey, String body, Consumer<MessageProperties> properties) {
-		this.rabbit.convertAndSend(EXCHANGE, routingKey, body, (message) -> {
+	private void send(String exchange, String routingKey, String body, Consumer<MessageProperties> properties) {
+		this.rabbit.convertAndSend(exchange, routingKey, body, (message) -> {
 			if (properties != null) {
 				properties.accept(message.getMessageProperties());
 			}
@@ -161,6 +170,15 @@ class RabbitTailCopyTests {
 
 		@Idempotent(name = "rabbit.tail-copy", key = "#routingKey")
 		public String charge(String routingKey) {
+			return work(routingKey);
+		}
+
+		@Idempotent(name = "rabbit.tail-copy-async", key = "#routingKey")
+		public CompletableFuture<String> chargeLater(String routingKey) {
+			return CompletableFuture.supplyAsync(() -> work(routingKey));
+		}
+
+		private String work(String routingKey) {
 			this.effects.computeIfAbsent(routingKey, (k) -> new AtomicInteger()).incrementAndGet();
 			CountDownLatch latch = this.held.get(routingKey);
 			if (latch != null) {
@@ -211,10 +229,10 @@ class RabbitTailCopyTests {
 
 		@RabbitListener(
 				bindings = @QueueBinding(
-						value = @Queue(name = "${test.queue}", durable = "false",
+						value = @Queue(name = "${test.prefix}.orders-queue", durable = "false",
 								arguments = @Argument(name = "x-expires", value = "600000",
 										type = "java.lang.Integer")),
-						exchange = @Exchange(name = "${test.exchange}", type = "topic", durable = "false",
+						exchange = @Exchange(name = "${test.prefix}.orders", type = "topic", durable = "false",
 								autoDelete = "true"),
 						key = "orders.#"),
 				concurrency = "2")
@@ -222,6 +240,21 @@ class RabbitTailCopyTests {
 			this.work.delivered(body, message.getMessageProperties());
 			this.work.charge(routingKey);
 			this.work.completed(body);
+		}
+
+		@RabbitListener(
+				bindings = @QueueBinding(
+						value = @Queue(name = "${test.prefix}.orders-async-queue", durable = "false",
+								arguments = @Argument(name = "x-expires", value = "600000",
+										type = "java.lang.Integer")),
+						exchange = @Exchange(name = "${test.prefix}.orders-async", type = "topic", durable = "false",
+								autoDelete = "true"),
+						key = "orders.#"),
+				concurrency = "2")
+		CompletableFuture<Void> orderLater(String body, Message message,
+				@Header(AmqpHeaders.RECEIVED_ROUTING_KEY) String routingKey) {
+			this.work.delivered(body, message.getMessageProperties());
+			return this.work.chargeLater(routingKey).thenAccept((receipt) -> this.work.completed(body));
 		}
 
 	}
