@@ -180,7 +180,8 @@ final class CopyPublisher {
 		}
 	}
 
-	// Without waiting for the broker to answer, which the client does anyway
+	// Abort, not close: a channel that closed meanwhile, with its connection or by the
+	// broker, is no error here
 	private static void close(ConfirmChannel channel) {
 		try {
 			channel.channel().abort();
