@@ -38,7 +38,8 @@ import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer
  * (see {@link TailRequeue}), so that the copies of a key in progress do not come back
  * ahead of every other message, each to be held by the next free consumer, and occupy
  * every consumer for as long as the first attempt runs. The message is then acknowledged,
- * and the listener returns.
+ * and the listener returns. Every advice of a configurer makes the copies it is handed
+ * look as the messages they copy (see {@link TailCopies#restore}).
  * <p>
  * Each decision is logged in one line by {@link DecisionLog}. The exceptions are of types
  * of their own, so that an error handler wrapped by {@link DecidedFailuresErrorHandler}
@@ -75,6 +76,13 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		@Nullable Object[] arguments = invocation.getArguments();
+		Message[] messages = messages(arguments);
+		// Before the listener, and its key, see it: a copy requeued to the tail was
+		// published under the queue's name
+		for (Message message : messages) {
+			TailCopies.restore(message);
+		}
 		this.captured.remove();
 		ListenerFailure failure;
 		try {
@@ -93,8 +101,6 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 			this.log.rejecting(failure);
 			throw new MessageRejectedException("Rejected without requeue: " + reason, failure.exception());
 		}
-		@Nullable Object[] arguments = invocation.getArguments();
-		Message[] messages = messages(arguments);
 		Message single = (messages.length == 1 && !(arguments[1] instanceof List)) ? messages[0] : null;
 		boolean toTail = failure.kind() == ListenerFailure.Kind.IN_PROGRESS && this.tailRequeue != null
 				&& single != null;

@@ -2,23 +2,13 @@ package dev.idempotency.amqp;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
-import com.rabbitmq.client.AMQP.BasicProperties;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.MessageDeliveryMode;
-import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
-import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
-import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
 
 /**
  * Requeues a held message behind the others of its queue, where RabbitMQ would put it
@@ -26,18 +16,21 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  * other message): publishes a copy to the queue it was consumed from, through the default
  * exchange, and acknowledges the message only once the broker confirmed the copy was
  * queued. The copy keeps the body, the headers and the properties the message was
- * delivered with, its delivery mode and user id included; it carries
- * {@value RedeliveryDelays#REQUEUES} (one more than the message did), and not the
- * {@code x-delivery-count} that is the broker's to set.
+ * delivered with, its delivery mode, user id, exchange, routing key and retry count
+ * included (see {@link TailCopies}); it carries {@value RedeliveryDelays#REQUEUES} (one
+ * more than the message did), and not the {@code x-delivery-count} that is the broker's
+ * to set.
  * <p>
  * It does so only where no message can be lost: a single message (not a batch), in a
  * container that acknowledges in {@code AUTO} or {@code MANUAL} mode on a channel that is
- * not transacted, consumed from a queue it knows. The copy goes on a channel of its own,
- * in confirm mode, published as mandatory: a copy the broker did not confirm within
- * {@value #CONFIRM_SECONDS} s, or returned as unroutable, leaves the message to be
- * requeued as RabbitMQ does. A consumer that dies between the confirmation and the
- * acknowledgement leaves both the copy and the message queued: a duplicate, which
- * {@code @Idempotent} work replays.
+ * not transacted, consumed from a queue it knows, whose connection factory has a
+ * publisher connection factory (and is not a routing one). The copy goes on the publisher
+ * connection (see {@link CopyPublisher}), never the consumers' one, on a channel in
+ * confirm mode, published as mandatory: a copy the broker did not confirm within
+ * {@value #CONFIRM_SECONDS} s, returned as unroutable, or not published because the
+ * broker blocks publishers, leaves the message to be requeued as RabbitMQ does. A
+ * consumer that dies between the confirmation and the acknowledgement leaves both the
+ * copy and the message queued: a duplicate, which {@code @Idempotent} work replays.
  */
 final class TailRequeue {
 
@@ -47,7 +40,7 @@ final class TailRequeue {
 
 	private final AbstractMessageListenerContainer container;
 
-	private final MessagePropertiesConverter converter = new DefaultMessagePropertiesConverter();
+	private volatile @Nullable CopyPublisher publisher;
 
 	private final DecisionLog log;
 
@@ -70,7 +63,7 @@ final class TailRequeue {
 				|| (mode != AcknowledgeMode.AUTO && mode != AcknowledgeMode.MANUAL)) {
 			return false;
 		}
-		if (!publish(channel.getConnection(), queue, message)) {
+		if (!publish(queue, message)) {
 			return false;
 		}
 		if (mode == AcknowledgeMode.MANUAL) {
@@ -86,20 +79,16 @@ final class TailRequeue {
 		return true;
 	}
 
-	private boolean publish(Connection connection, String queue, Message message) {
-		AtomicBoolean returned = new AtomicBoolean();
-		try (Channel channel = connection.createChannel()) {
-			if (channel == null) {
-				return false;
-			}
-			channel.confirmSelect();
-			channel.addReturnListener((reply) -> returned.set(true));
-			channel.basicPublish("", queue, true, properties(message), message.getBody());
-			// The broker sends a return before the confirmation of the same message
-			channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
-			return !returned.get();
+	private boolean publish(String queue, Message message) {
+		CopyPublisher publisher = publisher();
+		if (publisher == null) {
+			return false;
 		}
-		catch (IOException | TimeoutException | RuntimeException ex) {
+		try {
+			publisher.publish("", queue, TailCopies.properties(message), message.getBody());
+			return true;
+		}
+		catch (IOException | RuntimeException ex) {
 			this.log
 				.debug("Could not requeue a message to the tail of '" + queue + "', requeueing it at its head: " + ex);
 			return false;
@@ -110,20 +99,14 @@ final class TailRequeue {
 		}
 	}
 
-	private BasicProperties properties(Message message) {
-		MessageProperties received = message.getMessageProperties();
-		Map<String, @Nullable Object> headers = new HashMap<>(received.getHeaders());
-		headers.remove(RedeliveryDelays.DELIVERY_COUNT);
-		headers.put(RedeliveryDelays.REQUEUES, RedeliveryDelays.earlierDeliveries(message) + 1);
-		MessageDeliveryMode deliveryMode = received.getReceivedDeliveryMode();
-		BasicProperties.Builder builder = this.converter.fromMessageProperties(received, "UTF-8")
-			.builder()
-			.headers(headers)
-			.userId(received.getReceivedUserId());
-		if (deliveryMode != null) {
-			builder.deliveryMode(MessageDeliveryMode.toInt(deliveryMode));
+	// The container's connection factory is set once it is created, before it starts
+	private @Nullable CopyPublisher publisher() {
+		CopyPublisher publisher = this.publisher;
+		if (publisher == null) {
+			publisher = CopyPublisher.of(this.container.getConnectionFactory(), CONFIRM_TIMEOUT);
+			this.publisher = publisher;
 		}
-		return builder.build();
+		return publisher;
 	}
 
 }

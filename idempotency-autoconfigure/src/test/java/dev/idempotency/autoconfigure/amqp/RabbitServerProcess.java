@@ -4,10 +4,13 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -51,11 +54,15 @@ final class RabbitServerProcess {
 
 	private final int epmdPort;
 
-	private RabbitServerProcess(Process process, Path directory, int port, int epmdPort) {
+	private final Map<String, String> environment;
+
+	private RabbitServerProcess(Process process, Path directory, int port, int epmdPort,
+			Map<String, String> environment) {
 		this.process = process;
 		this.directory = directory;
 		this.port = port;
 		this.epmdPort = epmdPort;
+		this.environment = Map.copyOf(environment);
 	}
 
 	/**
@@ -157,10 +164,43 @@ final class RabbitServerProcess {
 			environment.put("RABBITMQ_MNESIA_BASE", directory.resolve("mnesia").toString());
 			environment.put("RABBITMQ_LOG_BASE", directory.resolve("log").toString());
 			environment.put("RABBITMQ_PID_FILE", directory.resolve("rabbitmq.pid").toString());
-			return new RabbitServerProcess(builder.start(), directory, port, epmdPort);
+			return new RabbitServerProcess(builder.start(), directory, port, epmdPort, environment);
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Failed to run " + binary, ex);
+		}
+	}
+
+	/**
+	 * Run {@code rabbitmqctl} against this broker (its node, cookie and {@code epmd}),
+	 * and return what it printed.
+	 * @param arguments the command and its arguments
+	 * @return the output
+	 */
+	String rabbitmqctl(String... arguments) {
+		Path binary = findBinary().orElseThrow().resolveSibling("rabbitmqctl");
+		List<String> command = new ArrayList<>(
+				List.of(binary.toString(), "-n", this.environment.get("RABBITMQ_NODENAME")));
+		command.addAll(List.of(arguments));
+		ProcessBuilder builder = new ProcessBuilder(command).directory(this.directory.toFile())
+			.redirectErrorStream(true);
+		builder.environment().keySet().removeIf((name) -> name.startsWith("RABBITMQ_") || name.startsWith("ERL_"));
+		builder.environment().putAll(this.environment);
+		try {
+			Process ctl = builder.start();
+			String output = new String(ctl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			if (!ctl.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || ctl.exitValue() != 0) {
+				ctl.destroyForcibly();
+				throw new IllegalStateException("rabbitmqctl " + String.join(" ", arguments) + " failed:\n" + output);
+			}
+			return output;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while running rabbitmqctl", ex);
 		}
 	}
 

@@ -49,6 +49,15 @@ final class TestRabbit {
 		return instance;
 	}
 
+	/**
+	 * Return the broker at the given URL, one that a test started for itself.
+	 * @param url its AMQP URI
+	 * @return the broker
+	 */
+	static TestRabbit at(String url) {
+		return new TestRabbit(url, RabbitSource.URL);
+	}
+
 	static String image() {
 		String image = System.getenv(IMAGE_VARIABLE);
 		return (image != null && !image.isBlank()) ? image.trim() : DEFAULT_IMAGE;
