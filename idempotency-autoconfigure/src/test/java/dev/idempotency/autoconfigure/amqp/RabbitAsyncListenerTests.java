@@ -39,6 +39,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -60,6 +61,9 @@ import static org.awaitility.Awaitility.await;
 				"spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false",
 				"logging.level.dev.idempotency.amqp=debug" })
+// Its Redis is stopped by a test: a cached context would keep reconnecting to it, and log
+// so, while the test classes after it run
+@DirtiesContext
 class RabbitAsyncListenerTests {
 
 	private static final String QUEUES = "idempotency-async-" + UUID.randomUUID();
