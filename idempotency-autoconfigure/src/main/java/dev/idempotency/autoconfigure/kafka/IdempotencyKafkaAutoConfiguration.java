@@ -8,6 +8,7 @@ import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.IdempotencyKafkaAfterRollback;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
 import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
+import dev.idempotency.kafka.KafkaAsyncListenerContainers;
 import dev.idempotency.kafka.KafkaTransactionSynchronization;
 import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
 import dev.idempotency.messaging.InProgressBackOff;
@@ -39,9 +40,10 @@ import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
  * ({@link IdempotencyKafkaAfterRollback}) and recoverer, unless the application defines
  * one. Listener methods that return a {@code CompletableFuture}, a
  * {@code CompletionStage} or a {@code Mono} get the {@link KafkaAsyncListenerAdvisor}, so
- * that the same rules hold for their results. Kafka transaction managers are made to
- * synchronize ({@link KafkaTransactionSynchronization}), so that a record completes only
- * once the container's transaction has committed, unless
+ * that the same rules hold for their results, and their containers treat them as the
+ * synchronous listeners they then are ({@link KafkaAsyncListenerContainers}). Kafka
+ * transaction managers are made to synchronize ({@link KafkaTransactionSynchronization}),
+ * so that a record completes only once the container's transaction has committed, unless
  * {@code idempotency.messaging.kafka-transaction-synchronization} is {@code false}. Retry
  * topics ({@code @RetryableTopic}), whose containers get an error handler of
  * spring-kafka's instead, follow the same rules through an
@@ -105,6 +107,16 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static KafkaAsyncListenerAdvisor idempotencyKafkaAsyncListenerAdvisor() {
 		return new KafkaAsyncListenerAdvisor();
+	}
+
+	// Static and infrastructure too: a post-processor, created before the factories it
+	// proxies. With the advisor, since it is the advisor's wait that makes such listeners
+	// synchronous
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static KafkaAsyncListenerContainers idempotencyKafkaAsyncListenerContainers() {
+		return new KafkaAsyncListenerContainers();
 	}
 
 	// Static: a post-processor is created before the other beans
