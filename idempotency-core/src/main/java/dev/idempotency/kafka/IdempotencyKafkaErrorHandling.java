@@ -89,7 +89,9 @@ public final class IdempotencyKafkaErrorHandling {
 	 * it was assigned, and the record is fetched again once its partition is resumed. The
 	 * handler's retry listener learns which partition to pause:
 	 * {@link DefaultErrorHandler#setRetryListeners} would replace it, and the consumer
-	 * thread would then sleep again.
+	 * thread would then sleep again. It is the handler the starter's auto-configuration
+	 * defines, unless {@code idempotency.messaging.kafka-pause-partitions} is
+	 * {@code false}.
 	 * @param recoverer what receives a record that is not retried, or {@code null} for
 	 * spring-kafka's default, which logs it
 	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
