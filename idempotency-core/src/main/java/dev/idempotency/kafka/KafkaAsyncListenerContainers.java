@@ -1,6 +1,7 @@
 package dev.idempotency.kafka;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -29,9 +30,11 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * <p>
  * Each factory bean is proxied (by subclass, so that it keeps its type), so that every
  * container it creates from a {@code @KafkaListener} endpoint is fixed before it starts,
- * retry-topic containers included. Containers from a factory that is not a bean, and a
- * listener that the advisor does not reach (a bean Spring cannot proxy), keep
- * spring-kafka's asynchronous commits.
+ * retry-topic containers included. Containers from a factory that is not a bean, and
+ * those of an endpoint whose asynchronous methods the advisor does not await (one
+ * registered without {@code @KafkaListener}, on a bean it has not advised), keep
+ * spring-kafka's out-of-order commits, since they would otherwise commit a record before
+ * its result completes.
  */
 public final class KafkaAsyncListenerContainers extends AbstractAdvisingBeanPostProcessor {
 
@@ -43,6 +46,13 @@ public final class KafkaAsyncListenerContainers extends AbstractAdvisingBeanPost
 	public KafkaAsyncListenerContainers() {
 		this.advisor = new DefaultPointcutAdvisor(new CreateListenerContainer(), new SynchronousContainers());
 		setProxyTargetClass(true);
+	}
+
+	// A final factory class cannot be proxied by subclass: left as it is, so that the
+	// application still starts, its containers keeping spring-kafka's commits
+	@Override
+	protected boolean isEligible(Class<?> targetClass) {
+		return !Modifier.isFinal(targetClass.getModifiers()) && super.isEligible(targetClass);
 	}
 
 	/**
@@ -68,7 +78,8 @@ public final class KafkaAsyncListenerContainers extends AbstractAdvisingBeanPost
 		@Override
 		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 			Object container = invocation.proceed();
-			if (container instanceof MessageListenerContainer created) {
+			if (container instanceof MessageListenerContainer created
+					&& AwaitedEndpoints.awaited((KafkaListenerEndpoint) invocation.getArguments()[0])) {
 				AwaitedListeners.install(created);
 			}
 			return container;

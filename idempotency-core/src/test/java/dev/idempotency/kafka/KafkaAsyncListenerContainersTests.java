@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.config.MethodKafkaListenerEndpoint;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
@@ -26,14 +28,15 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Tests for {@link KafkaAsyncListenerContainers}: which containers of a proxied factory
- * get a listener that reports itself synchronous, and what acknowledgment it hands on.
- * How such a container then commits is tested on a real broker
- * ({@code IdempotentKafkaBatchListenerTests},
+ * get a listener that reports itself synchronous (only those whose asynchronous results
+ * the advisor awaits), and what acknowledgment it hands on. How such a container then
+ * commits is tested on a real broker ({@code IdempotentKafkaBatchListenerTests},
  * {@code IdempotentKafkaTransactionalListenerTests}).
  */
 class KafkaAsyncListenerContainersTests {
 
-	private final Listener listener = new Listener();
+	// As the auto-proxy creator leaves a listener bean: advised, by subclass
+	private final Listener listener = advised(new Listener());
 
 	@Test
 	void containerOfAnAsynchronousListenerGetsItAsSynchronous() {
@@ -60,12 +63,27 @@ class KafkaAsyncListenerContainersTests {
 	}
 
 	@Test
+	void containerOfAListenerWhoseResultIsNotAwaitedIsLeftAlone() {
+		Object listener = create(factory(), new Listener(), "future", false).getContainerProperties()
+			.getMessageListener();
+		assertThat(((AsyncRepliesAware) listener).isAsyncReplies()).isTrue();
+		assertThat(listener).isNotInstanceOf(DelegatingMessageListener.class);
+	}
+
+	@Test
 	void containerToldToCommitOutOfOrderIsLeftAlone() {
 		ConcurrentKafkaListenerContainerFactory<String, String> factory = factory();
 		factory.getContainerProperties().setAsyncAcks(true);
 		Object listener = create(factory, "future", false).getContainerProperties().getMessageListener();
 		assertThat(((AsyncRepliesAware) listener).isAsyncReplies()).isTrue();
 		assertThat(listener).isNotInstanceOf(DelegatingMessageListener.class);
+	}
+
+	@Test
+	void finalFactoryIsLeftAsItIs() {
+		FinalFactory factory = new FinalFactory();
+		assertThat(new KafkaAsyncListenerContainers().postProcessAfterInitialization(factory, "factory"))
+			.isSameAs(factory);
 	}
 
 	@Test
@@ -119,30 +137,50 @@ class KafkaAsyncListenerContainersTests {
 		return factory;
 	}
 
+	private static Listener advised(Listener listener) {
+		ProxyFactory proxies = new ProxyFactory(listener);
+		proxies.setProxyTargetClass(true);
+		proxies.addAdvisor(new KafkaAsyncListenerAdvisor());
+		return (Listener) proxies.getProxy();
+	}
+
 	private ConcurrentMessageListenerContainer<String, String> create(
 			ConcurrentKafkaListenerContainerFactory<String, String> factory, String method, boolean batch) {
+		return create(factory, this.listener, method, batch);
+	}
+
+	private static ConcurrentMessageListenerContainer<String, String> create(
+			ConcurrentKafkaListenerContainerFactory<String, String> factory, Listener listener, String method,
+			boolean batch) {
 		DefaultMessageHandlerMethodFactory handlerMethods = new DefaultMessageHandlerMethodFactory();
 		handlerMethods.afterPropertiesSet();
 		MethodKafkaListenerEndpoint<String, String> endpoint = new MethodKafkaListenerEndpoint<>();
 		endpoint.setId(method);
 		endpoint.setTopics("payments");
-		endpoint.setBean(this.listener);
+		endpoint.setBean(listener);
 		endpoint.setMethod(ReflectionUtils.findMethod(Listener.class, method, batch ? List.class : String.class));
 		endpoint.setMessageHandlerMethodFactory(handlerMethods);
 		endpoint.setBatchListener(batch);
 		return factory.createListenerContainer(endpoint);
 	}
 
+	static final class FinalFactory extends ConcurrentKafkaListenerContainerFactory<String, String> {
+
+	}
+
 	static class Listener {
 
+		@KafkaListener(topics = "payments")
 		public CompletableFuture<Void> future(String payment) {
 			return CompletableFuture.completedFuture(null);
 		}
 
+		@KafkaListener(topics = "payments", batch = "true")
 		public CompletableFuture<Void> batch(List<ConsumerRecord<String, String>> payments) {
 			return CompletableFuture.completedFuture(null);
 		}
 
+		@KafkaListener(topics = "payments")
 		public void value(String payment) {
 		}
 
