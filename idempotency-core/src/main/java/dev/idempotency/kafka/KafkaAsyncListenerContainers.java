@@ -18,15 +18,16 @@ import org.springframework.kafka.listener.MessageListenerContainer;
 /**
  * Makes every listener container factory bean create containers that treat a listener
  * whose result the {@link KafkaAsyncListenerAdvisor} awaits as synchronous: a listener
- * method that declares a {@code CompletableFuture}, a {@code CompletionStage} or a
- * {@code Mono}. spring-kafka would otherwise commit such a listener's records out of
- * order, waiting for acknowledgements that never come for the records its error handler
- * or after-rollback processor seeks back after a recovered one, and pause that consumer
- * for good, in container transactions and for batch listeners too. Such a container keeps
- * its own ack mode, and commits a record once the listener has returned, its result
- * complete; a listener with an {@code Acknowledgment} parameter gets the container's own
- * in a manual ack mode, and otherwise one whose {@code acknowledge()} does nothing. A
- * container told to commit out of order ({@code asyncAcks}) is left as it is.
+ * method that declares a {@code CompletableFuture} or a {@code Mono} (one that declares a
+ * {@code CompletionStage} spring-kafka takes as synchronous already). spring-kafka would
+ * otherwise commit such a listener's records out of order, waiting for acknowledgements
+ * that never come for the records its error handler or after-rollback processor seeks
+ * back after a recovered one, and pause that consumer for good, in container transactions
+ * and for batch listeners too. Such a container keeps its own ack mode, and commits a
+ * record once the listener has returned, its result complete; a listener with an
+ * {@code Acknowledgment} parameter gets the container's own in a manual ack mode, and
+ * otherwise one whose {@code acknowledge()} does nothing. A container told to commit out
+ * of order ({@code asyncAcks}) is left as it is.
  * <p>
  * Each factory bean is proxied (by subclass, so that it keeps its type), so that every
  * container it creates from a {@code @KafkaListener} endpoint is fixed before it starts,
