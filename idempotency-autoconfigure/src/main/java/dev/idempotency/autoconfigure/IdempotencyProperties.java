@@ -562,6 +562,15 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private boolean kafkaTransactionSynchronization = true;
 
+		/**
+		 * Whether the auto-configured Kafka error handler waits out the back-off of a
+		 * record (in progress elsewhere, or meeting a store outage) by pausing only that
+		 * record's partition, so that the consumer goes on with the other partitions it
+		 * was assigned. When off, the consumer thread sleeps through each back-off,
+		 * holding every partition of that consumer.
+		 */
+		private boolean kafkaPausePartitions = true;
+
 		private final InProgressRetry inProgressRetry = new InProgressRetry();
 
 		public boolean isKafkaTransactionSynchronization() {
@@ -570,6 +579,14 @@ public class IdempotencyProperties implements Validator {
 
 		public void setKafkaTransactionSynchronization(boolean kafkaTransactionSynchronization) {
 			this.kafkaTransactionSynchronization = kafkaTransactionSynchronization;
+		}
+
+		public boolean isKafkaPausePartitions() {
+			return this.kafkaPausePartitions;
+		}
+
+		public void setKafkaPausePartitions(boolean kafkaPausePartitions) {
+			this.kafkaPausePartitions = kafkaPausePartitions;
 		}
 
 		public InProgressRetry getInProgressRetry() {

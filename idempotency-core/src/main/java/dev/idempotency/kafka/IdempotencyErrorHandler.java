@@ -26,6 +26,11 @@ import org.springframework.kafka.listener.adapter.AsyncRepliesAware;
  * dead-letter topic, say) it would wait for good for those after it, its consumer paused.
  * So the records after a recovered one are reported in retry there; the offset of the
  * recovered record is committed with the next one's.
+ * <p>
+ * The containers of the application's listener container factory beans no longer commit
+ * such listeners out of order ({@link KafkaAsyncListenerContainers}), so this only
+ * reaches the others: a container from a factory that is not a bean, or one told to
+ * ({@code asyncAcks}). Not in transactions, where the rollback would undo the recovery.
  */
 final class IdempotencyErrorHandler extends DefaultErrorHandler {
 

@@ -89,7 +89,9 @@ public final class IdempotencyKafkaErrorHandling {
 	 * it was assigned, and the record is fetched again once its partition is resumed. The
 	 * handler's retry listener learns which partition to pause:
 	 * {@link DefaultErrorHandler#setRetryListeners} would replace it, and the consumer
-	 * thread would then sleep again.
+	 * thread would then sleep again. It is the handler the starter's auto-configuration
+	 * defines, unless {@code idempotency.messaging.kafka-pause-partitions} is
+	 * {@code false}.
 	 * @param recoverer what receives a record that is not retried, or {@code null} for
 	 * spring-kafka's default, which logs it
 	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
@@ -114,14 +116,15 @@ public final class IdempotencyKafkaErrorHandling {
 	 * classifies our exceptions as retryable, so that the function decides: those that no
 	 * retry can fix get a back-off without retries. The handler's own back-off must allow
 	 * at least one retry: with none, spring-kafka recovers every record at once and never
-	 * asks the back-off function. It cannot give the handler what asynchronous listeners
-	 * need (see {@link KafkaAsyncListenerAdvisor}): after a recovered record,
-	 * spring-kafka keeps that consumer paused for good, waiting for the acknowledgement
-	 * of the records the handler sought back;
-	 * {@link #errorHandler(ConsumerRecordRecoverer, InProgressBackOff)} builds one that
-	 * reports them in retry. Without {@link #backOffHandler()} the delays are not bounded
-	 * by the other attempt's lease, only by {@code maxInterval}, and the retries are not
-	 * logged.
+	 * asks the back-off function. Asynchronous listeners (see
+	 * {@link KafkaAsyncListenerAdvisor}) need nothing more in the containers of a factory
+	 * bean ({@link KafkaAsyncListenerContainers}); in any other container that commits
+	 * them out of order, after a recovered record spring-kafka keeps that consumer paused
+	 * for good, waiting for the acknowledgement of the records the handler sought back,
+	 * and {@link #errorHandler(ConsumerRecordRecoverer, InProgressBackOff)} builds a
+	 * handler that reports them in retry (outside transactions). Without
+	 * {@link #backOffHandler()} the delays are not bounded by the other attempt's lease,
+	 * only by {@code maxInterval}, and the retries are not logged.
 	 * @param handler the handler to configure
 	 * @param backOff the back-off of a record whose key is in progress elsewhere, and of
 	 * store failures

@@ -8,6 +8,7 @@ import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.IdempotencyKafkaAfterRollback;
 import dev.idempotency.kafka.IdempotencyKafkaErrorHandling;
 import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
+import dev.idempotency.kafka.KafkaAsyncListenerContainers;
 import dev.idempotency.kafka.KafkaTransactionSynchronization;
 import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
 import dev.idempotency.messaging.InProgressBackOff;
@@ -32,16 +33,20 @@ import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 /**
  * Auto-configuration of idempotent Kafka listeners: an error handler with the rules of
  * {@link IdempotencyKafkaErrorHandling}, which Spring Boot's listener container factory
- * picks up. Its recoverer is the application's {@link ConsumerRecordRecoverer} bean, if
- * it has exactly one. It backs off when the application defines a
- * {@link CommonErrorHandler} of its own. Containers that run their listeners in Kafka
- * transactions get an {@link AfterRollbackProcessor} with the same rules
- * ({@link IdempotencyKafkaAfterRollback}) and recoverer, unless the application defines
- * one. Listener methods that return a {@code CompletableFuture}, a
+ * picks up. It waits out each back-off by pausing only the partition of the record that
+ * waits, resumed by a scheduler of its own, unless
+ * {@code idempotency.messaging.kafka-pause-partitions} is {@code false}: then the
+ * consumer thread sleeps. Its recoverer is the application's
+ * {@link ConsumerRecordRecoverer} bean, if it has exactly one. It backs off when the
+ * application defines a {@link CommonErrorHandler} of its own. Containers that run their
+ * listeners in Kafka transactions get an {@link AfterRollbackProcessor} with the same
+ * rules ({@link IdempotencyKafkaAfterRollback}) and recoverer, unless the application
+ * defines one. Listener methods that return a {@code CompletableFuture}, a
  * {@code CompletionStage} or a {@code Mono} get the {@link KafkaAsyncListenerAdvisor}, so
- * that the same rules hold for their results. Kafka transaction managers are made to
- * synchronize ({@link KafkaTransactionSynchronization}), so that a record completes only
- * once the container's transaction has committed, unless
+ * that the same rules hold for their results, and their containers treat them as the
+ * synchronous listeners they then are ({@link KafkaAsyncListenerContainers}). Kafka
+ * transaction managers are made to synchronize ({@link KafkaTransactionSynchronization}),
+ * so that a record completes only once the container's transaction has committed, unless
  * {@code idempotency.messaging.kafka-transaction-synchronization} is {@code false}. Retry
  * topics ({@code @RetryableTopic}), whose containers get an error handler of
  * spring-kafka's instead, follow the same rules through an
@@ -56,11 +61,20 @@ public final class IdempotencyKafkaAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(IdempotencyKafkaAutoConfiguration.class);
 
+	// Before the error handler, so that both see the same CommonErrorHandler beans of
+	// the application's
+	@Bean
+	@ConditionalOnMissingBean(CommonErrorHandler.class)
+	@ConditionalOnBooleanProperty(name = "idempotency.messaging.kafka-pause-partitions", matchIfMissing = true)
+	KafkaPartitionResumer idempotencyKafkaPartitionResumer() {
+		return new KafkaPartitionResumer();
+	}
+
 	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	DefaultErrorHandler idempotencyKafkaErrorHandler(IdempotencyProperties properties,
-			ObjectProvider<ConsumerRecordRecoverer> recoverers,
-			ObjectProvider<ConsumerFactory<?, ?>> consumerFactories) {
+			ObjectProvider<ConsumerRecordRecoverer> recoverers, ObjectProvider<ConsumerFactory<?, ?>> consumerFactories,
+			ObjectProvider<KafkaPartitionResumer> resumer) {
 		InProgressBackOff backOff = properties.getMessaging().getInProgressRetry().toBackOff();
 		MaxPollIntervalCheck.check(backOff, consumerFactories.getIfUnique());
 		ConsumerRecordRecoverer recoverer = recoverers.getIfUnique();
@@ -71,7 +85,12 @@ public final class IdempotencyKafkaAutoConfiguration {
 					+ "handler of Kafka listeners logs the records it does not retry instead of recovering them. "
 					+ "Mark one @Primary, or define a CommonErrorHandler of your own");
 		}
-		return IdempotencyKafkaErrorHandling.errorHandler(recoverer, backOff);
+		KafkaPartitionResumer partitions = resumer.getIfAvailable();
+		// Pausing only the record's partition: sleeping would hold every other partition
+		// of the consumer for as long as the first attempt runs
+		return (partitions != null)
+				? IdempotencyKafkaErrorHandling.partitionPausingErrorHandler(recoverer, backOff, partitions.scheduler())
+				: IdempotencyKafkaErrorHandling.errorHandler(recoverer, backOff);
 	}
 
 	// Lazy: created when spring-kafka sets up retry topics, so that an application
@@ -105,6 +124,16 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static KafkaAsyncListenerAdvisor idempotencyKafkaAsyncListenerAdvisor() {
 		return new KafkaAsyncListenerAdvisor();
+	}
+
+	// Static and infrastructure too: a post-processor, created before the factories it
+	// proxies. With the advisor, since it is the advisor's wait that makes such listeners
+	// synchronous
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static KafkaAsyncListenerContainers idempotencyKafkaAsyncListenerContainers() {
+		return new KafkaAsyncListenerContainers();
 	}
 
 	// Static: a post-processor is created before the other beans

@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure.kafka;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -22,6 +23,8 @@ class BatchListener {
 	static final String BATCHES = "batches";
 
 	static final String BATCHES_DLT = "batches-dlt";
+
+	static final String ASYNC_BATCHES = "async-batches";
 
 	static final String OPERATION = "kafka.batches";
 
@@ -50,6 +53,20 @@ class BatchListener {
 		List<BatchOutcome<PaymentEvent, String>> outcomes = this.executor.executeAll(OPERATION, events,
 				PaymentEvent::id, (event) -> event, String.class, this::charge);
 		IdempotencyKafkaBatches.throwIfUnfinished(OPERATION, outcomes);
+	}
+
+	// The same work on another thread, its future handed to the container
+	@KafkaListener(id = ASYNC_BATCHES, topics = ASYNC_BATCHES, batch = "true", autoStartup = "false")
+	public CompletableFuture<Void> onAsyncBatch(List<ConsumerRecord<String, String>> records) {
+		records.forEach((record) -> this.ledger.delivered(ASYNC_BATCHES, record.partition(), record.offset()));
+		List<PaymentEvent> events = records.stream()
+			.map((record) -> json.readValue(record.value(), PaymentEvent.class))
+			.toList();
+		return CompletableFuture.runAsync(() -> IdempotencyKafkaBatches.throwIfUnfinished(OPERATION, this.executor
+			.executeAll(OPERATION, events, PaymentEvent::id, (event) -> event, String.class, (event) -> {
+				this.ledger.effect(ASYNC_BATCHES, event.id());
+				return "receipt-" + event.id();
+			})));
 	}
 
 	@KafkaListener(id = BATCHES_DLT, topics = BATCHES_DLT)

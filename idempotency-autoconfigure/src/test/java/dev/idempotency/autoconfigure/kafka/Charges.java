@@ -17,6 +17,8 @@ import dev.idempotency.Idempotent;
  */
 class Charges {
 
+	static final String OPERATION = "kafka.charges";
+
 	private final Ledger ledger;
 
 	private final Map<String, CountDownLatch> gates = new ConcurrentHashMap<>();
@@ -31,7 +33,7 @@ class Charges {
 		this.ledger = ledger;
 	}
 
-	@Idempotent(name = "kafka.charges", key = "#event.id", payload = "#event")
+	@Idempotent(name = OPERATION, key = "#event.id", payload = "#event")
 	public void charge(String topic, PaymentEvent event) throws InterruptedException {
 		this.started.add(event.id());
 		CountDownLatch gate = this.gates.get(event.id());

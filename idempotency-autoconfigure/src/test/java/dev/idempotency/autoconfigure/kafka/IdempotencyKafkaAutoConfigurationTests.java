@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -17,10 +18,12 @@ import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.kafka.KafkaAsyncListenerAdvisor;
+import dev.idempotency.kafka.KafkaAsyncListenerContainers;
 import dev.idempotency.kafka.IdempotencyRetryTopicComponentFactory;
 import dev.idempotency.kafka.KafkaTransactionSynchronization;
 import dev.idempotency.messaging.InProgressBackOff;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -43,6 +46,8 @@ import org.springframework.kafka.listener.ListenerExecutionFailedException;
 import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 import org.springframework.kafka.support.KafkaUtils;
 import org.springframework.kafka.transaction.KafkaTransactionManager;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -278,6 +283,38 @@ class IdempotencyKafkaAutoConfigurationTests {
 					AutoConfigurations.of(IdempotencyAutoConfiguration.class, IdempotencyKafkaAutoConfiguration.class))
 			.withClassLoader(new FilteredClassLoader(DefaultErrorHandler.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("idempotencyKafkaErrorHandler"));
+	}
+
+	@Test
+	void errorHandlerPausesOnlyTheRecordsPartitionWithASchedulerThatStopsWithTheContext() {
+		AtomicReference<ThreadPoolTaskScheduler> scheduler = new AtomicReference<>();
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(KafkaPartitionResumer.class).doesNotHaveBean(TaskScheduler.class);
+			scheduler.set((ThreadPoolTaskScheduler) context.getBean(KafkaPartitionResumer.class).scheduler());
+			assertThat(scheduler.get().getScheduledExecutor().isShutdown()).isFalse();
+		});
+		assertThat(scheduler.get().getScheduledExecutor().isShutdown()).isTrue();
+	}
+
+	@Test
+	void errorHandlerSleepsWhenPartitionPausingIsOff() {
+		this.contextRunner.withPropertyValues("idempotency.messaging.kafka-pause-partitions=false")
+			.run((context) -> assertThat(context).hasBean("idempotencyKafkaErrorHandler")
+				.doesNotHaveBean(KafkaPartitionResumer.class));
+	}
+
+	@Test
+	void noSchedulerForTheApplicationsOwnErrorHandler() {
+		this.contextRunner.withBean("ownErrorHandler", CommonErrorHandler.class, CommonLoggingErrorHandler::new)
+			.run((context) -> assertThat(context).doesNotHaveBean(KafkaPartitionResumer.class));
+	}
+
+	@Test
+	void listenerContainerFactoryIsProxiedSoThatAwaitedListenersAreTakenAsSynchronous() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(KafkaAsyncListenerContainers.class);
+			assertThat(AopUtils.isCglibProxy(context.getBean(ConcurrentKafkaListenerContainerFactory.class))).isTrue();
+		});
 	}
 
 	@Test

@@ -51,7 +51,8 @@ import static org.awaitility.Awaitility.await;
 		properties = { "spring.kafka.consumer.auto-offset-reset=earliest", "spring.kafka.consumer.fetch-max-wait=100ms",
 				"idempotency.messaging.in-progress-retry.initial-interval=20ms",
 				"idempotency.messaging.in-progress-retry.max-interval=300ms" })
-@EmbeddedKafka(partitions = 3, topics = { BatchListener.BATCHES, BatchListener.BATCHES_DLT },
+@EmbeddedKafka(partitions = 3,
+		topics = { BatchListener.BATCHES, BatchListener.BATCHES_DLT, BatchListener.ASYNC_BATCHES },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 class IdempotentKafkaBatchListenerTests {
 
@@ -100,6 +101,7 @@ class IdempotentKafkaBatchListenerTests {
 	@AfterEach
 	void stop() {
 		container().stop();
+		this.registry.getListenerContainer(BatchListener.ASYNC_BATCHES).stop();
 	}
 
 	@Test
@@ -160,6 +162,21 @@ class IdempotentKafkaBatchListenerTests {
 		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(BatchListener.BATCHES, id)).isOne());
 	}
 
+	@Test
+	void recordWithAReusedKeyInTheBatchOfAnAsynchronousListenerGoesOnWithTheRestOfTheBatch() throws Exception {
+		String topic = BatchListener.ASYNC_BATCHES;
+		List<String> ids = newIds(3);
+		String reusedId = ids.get(1);
+		send(topic, 1, new PaymentEvent(reusedId, 10));
+		send(topic, 1, new PaymentEvent(ids.get(0), 1));
+		long reused = send(topic, 1, new PaymentEvent(reusedId, 99));
+		long last = send(topic, 1, new PaymentEvent(ids.get(2), 1));
+		this.registry.getListenerContainer(topic).start();
+		offsets.awaitPast(topic, topic, Map.of(1, last));
+		assertThat(this.ledger.deliveries(topic, 1, reused)).isOne();
+		assertThat(ids).allSatisfy((id) -> assertThat(this.ledger.effects(topic, id)).isOne());
+	}
+
 	// Another payload under a key in progress is a reuse at once: no retry can fix it
 	@Test
 	void recordWhoseKeyIsHeldWithAnotherPayloadGoesToTheDeadLetterTopicWithoutRetries() throws Exception {
@@ -183,7 +200,11 @@ class IdempotentKafkaBatchListenerTests {
 	}
 
 	private long send(int partition, PaymentEvent event) throws Exception {
-		ProducerRecord<String, String> record = new ProducerRecord<>(BatchListener.BATCHES, partition, event.id(),
+		return send(BatchListener.BATCHES, partition, event);
+	}
+
+	private long send(String topic, int partition, PaymentEvent event) throws Exception {
+		ProducerRecord<String, String> record = new ProducerRecord<>(topic, partition, event.id(),
 				json.writeValueAsString(event));
 		return this.template.send(record).get(10, TimeUnit.SECONDS).getRecordMetadata().offset();
 	}

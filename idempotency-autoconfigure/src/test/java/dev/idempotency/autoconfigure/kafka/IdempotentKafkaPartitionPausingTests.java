@@ -48,30 +48,30 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * How long the records of one partition wait while the consumer retries an in-progress
- * duplicate on another of its partitions, with each back-off handler: spring-kafka's
- * default (the consumer thread sleeps), its {@code ContainerPausingBackOffHandler} (every
- * partition paused), and the partition-pausing error handler (only the duplicate's
- * partition paused). Each listener has one consumer for both partitions of its topic,
- * with the default in-progress back-off; the first attempt holds the key for
- * {@link #HOLD}.
+ * duplicate on another of its partitions, with each back-off handler: the auto-configured
+ * error handler's (only the duplicate's partition paused), the sleeping one that
+ * {@code idempotency.messaging.kafka-pause-partitions=false} gives (the consumer thread
+ * sleeps), and spring-kafka's {@code ContainerPausingBackOffHandler} (every partition
+ * paused). Each listener has one consumer for both partitions of its topic, with the
+ * default in-progress back-off; the first attempt holds the key for {@link #HOLD}.
  */
 @SpringBootTest(classes = IdempotentKafkaPartitionPausingTests.TestApplication.class,
 		properties = { "spring.kafka.consumer.auto-offset-reset=earliest",
 				"spring.kafka.consumer.fetch-max-wait=100ms" })
 @EmbeddedKafka(partitions = 2,
-		topics = { IdempotentKafkaPartitionPausingTests.HOLDER, IdempotentKafkaPartitionPausingTests.SLEEPING,
-				IdempotentKafkaPartitionPausingTests.CONTAINER_PAUSING,
-				IdempotentKafkaPartitionPausingTests.PARTITION_PAUSING },
+		topics = { IdempotentKafkaPartitionPausingTests.HOLDER, IdempotentKafkaPartitionPausingTests.AUTO_CONFIGURED,
+				IdempotentKafkaPartitionPausingTests.SLEEPING, IdempotentKafkaPartitionPausingTests.CONTAINER_PAUSING },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 class IdempotentKafkaPartitionPausingTests {
 
 	static final String HOLDER = "pausing-holder";
 
+	// The auto-configured error handler, which pauses only the record's partition
+	static final String AUTO_CONFIGURED = "auto-configured-pausing";
+
 	static final String SLEEPING = "sleeping";
 
 	static final String CONTAINER_PAUSING = "container-pausing";
-
-	static final String PARTITION_PAUSING = "partition-pausing";
 
 	private static final Duration HOLD = Duration.ofSeconds(6);
 
@@ -105,7 +105,7 @@ class IdempotentKafkaPartitionPausingTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { PARTITION_PAUSING, SLEEPING, CONTAINER_PAUSING })
+	@ValueSource(strings = { AUTO_CONFIGURED, SLEEPING, CONTAINER_PAUSING })
 	void recordsOfAnotherPartitionFlowWhileOnePartitionRetriesAnInProgressDuplicate(String topic) throws Exception {
 		String id = "evt-" + UUID.randomUUID();
 		PaymentEvent event = new PaymentEvent(id, 1);
@@ -140,7 +140,7 @@ class IdempotentKafkaPartitionPausingTests {
 				HOLD.toMillis()));
 		// The others are measured only: whether a poll hands them the other partition's
 		// records before the duplicate's is up to the client
-		if (PARTITION_PAUSING.equals(topic)) {
+		if (AUTO_CONFIGURED.equals(topic)) {
 			assertThat(beforeRelease).as("done while the first attempt held the key").isTrue();
 			assertThat(elapsed).isLessThan(HOLD.toMillis() / 2);
 		}
@@ -175,7 +175,14 @@ class IdempotentKafkaPartitionPausingTests {
 			this.charges.charge(HOLDER, event);
 		}
 
-		@KafkaListener(id = SLEEPING, topics = SLEEPING)
+		@KafkaListener(id = AUTO_CONFIGURED, topics = AUTO_CONFIGURED)
+		public void onAutoConfigured(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+				@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
+			this.ledger.delivered(AUTO_CONFIGURED, partition, offset);
+			this.charges.charge(AUTO_CONFIGURED, event);
+		}
+
+		@KafkaListener(id = SLEEPING, topics = SLEEPING, containerPostProcessor = "sleeping")
 		public void onSleeping(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
 				@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
 			this.ledger.delivered(SLEEPING, partition, offset);
@@ -187,13 +194,6 @@ class IdempotentKafkaPartitionPausingTests {
 				@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
 			this.ledger.delivered(CONTAINER_PAUSING, partition, offset);
 			this.charges.charge(CONTAINER_PAUSING, event);
-		}
-
-		@KafkaListener(id = PARTITION_PAUSING, topics = PARTITION_PAUSING, containerPostProcessor = "partitionPausing")
-		public void onPartitionPausing(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
-				@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
-			this.ledger.delivered(PARTITION_PAUSING, partition, offset);
-			this.charges.charge(PARTITION_PAUSING, event);
 		}
 
 	}
@@ -242,12 +242,12 @@ class IdempotentKafkaPartitionPausingTests {
 			};
 		}
 
+		// The handler that idempotency.messaging.kafka-pause-partitions=false gives
 		@Bean
-		ContainerPostProcessor<String, String, AbstractMessageListenerContainer<String, String>> partitionPausing(
-				IdempotencyProperties properties, ThreadPoolTaskScheduler resumer) {
-			return (container) -> container
-				.setCommonErrorHandler(IdempotencyKafkaErrorHandling.partitionPausingErrorHandler(null,
-						properties.getMessaging().getInProgressRetry().toBackOff(), resumer));
+		ContainerPostProcessor<String, String, AbstractMessageListenerContainer<String, String>> sleeping(
+				IdempotencyProperties properties) {
+			return (container) -> container.setCommonErrorHandler(IdempotencyKafkaErrorHandling.errorHandler(null,
+					properties.getMessaging().getInProgressRetry().toBackOff()));
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -37,6 +38,7 @@ import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
@@ -64,7 +66,7 @@ import static org.awaitility.Awaitility.await;
 				"idempotency.messaging.in-progress-retry.max-interval=200ms" })
 @EmbeddedKafka(partitions = 2,
 		topics = { IdempotentKafkaTransactionalListenerTests.AUTO_CONFIGURED,
-				IdempotentKafkaTransactionalListenerTests.RECOVERING,
+				IdempotentKafkaTransactionalListenerTests.RECOVERING, IdempotentKafkaTransactionalListenerTests.ASYNC,
 				IdempotentKafkaTransactionalListenerTests.AUTO_CONFIGURED + "-dlt",
 				IdempotentKafkaTransactionalListenerTests.RECOVERING + "-dlt" },
 		brokerProperties = { "group.initial.rebalance.delay.ms=0", "transaction.state.log.replication.factor=1",
@@ -77,6 +79,9 @@ class IdempotentKafkaTransactionalListenerTests {
 
 	// One of the application's that dead-letters and commits what it recovers
 	static final String RECOVERING = "tx-recovering";
+
+	// A listener returning a CompletableFuture
+	static final String ASYNC = "tx-async";
 
 	private static final Duration DEADLINE = Duration.ofSeconds(45);
 
@@ -94,6 +99,9 @@ class IdempotentKafkaTransactionalListenerTests {
 
 	@Autowired
 	private KafkaTemplate<String, String> template;
+
+	@Autowired
+	private KafkaListenerEndpointRegistry registry;
 
 	@Autowired
 	private Ledger ledger;
@@ -179,6 +187,24 @@ class IdempotentKafkaTransactionalListenerTests {
 		assertThat(this.ledger.effects(RECOVERING, id)).isOne();
 	}
 
+	@Test
+	void recordsPolledWithAReusedKeyOfAnAsynchronousListenerGoOn() throws Exception {
+		MessageListenerContainer container = this.registry.getListenerContainer(ASYNC);
+		String id = newId();
+		long first = send(ASYNC, 0, new PaymentEvent(id, 10));
+		offsets.awaitPast(ASYNC, ASYNC, Map.of(0, first));
+		// Both in the first poll after the restart
+		container.stop();
+		long reused = send(ASYNC, 0, new PaymentEvent(id, 99));
+		String nextId = newId();
+		long next = send(ASYNC, 0, new PaymentEvent(nextId, 11));
+		container.start();
+		offsets.awaitPast(ASYNC, ASYNC, Map.of(0, next));
+		assertThat(this.ledger.deliveries(ASYNC, 0, reused)).isOne();
+		assertThat(this.ledger.effects(ASYNC, id)).isOne();
+		assertThat(this.ledger.effects(ASYNC, nextId)).isOne();
+	}
+
 	private long send(String topic, int partition, PaymentEvent event) throws Exception {
 		String value = json.writeValueAsString(event);
 		return this.template.executeInTransaction((operations) -> operations.send(topic, partition, event.id(), value))
@@ -217,6 +243,21 @@ class IdempotentKafkaTransactionalListenerTests {
 				@Header(KafkaHeaders.OFFSET) long offset) throws InterruptedException {
 			this.ledger.delivered(RECOVERING, partition, offset);
 			this.charges.charge(RECOVERING, event);
+		}
+
+		@KafkaListener(id = ASYNC, topics = ASYNC)
+		public CompletableFuture<Void> async(PaymentEvent event, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+				@Header(KafkaHeaders.OFFSET) long offset) {
+			this.ledger.delivered(ASYNC, partition, offset);
+			return CompletableFuture.runAsync(() -> {
+				try {
+					this.charges.charge(ASYNC, event);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException(ex);
+				}
+			});
 		}
 
 		@KafkaListener(id = "tx-dead-letters", topics = { AUTO_CONFIGURED + "-dlt", RECOVERING + "-dlt" })
