@@ -59,19 +59,25 @@ import org.springframework.util.ErrorHandler;
  * container.setErrorHandler(configurer.errorHandler(container.getErrorHandler()));
  * </pre>
  * <p>
+ * The messages of asynchronous listeners are requeued after their back-off on a few
+ * daemon threads of this configurer's own, which {@link #close()} stops (Spring does so
+ * for a bean when its context closes).
+ * <p>
  * The advice logs each message it requeues or rejects in one line, by the logger
  * {@code dev.idempotency.amqp}: a requeue at DEBUG (a duplicate of a message in progress
  * is handled so; a store failure is also warned of, at most once a minute), a rejection
  * at WARN. The {@link #errorHandler(ErrorHandler) error handler} keeps the container's
  * from logging them again.
  */
-public final class IdempotencyRabbitListenerConfigurer {
+public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable {
 
 	private final FailureDecidingInterceptor outermost;
 
 	private final FailureCapturingInterceptor innermost;
 
 	private final ContainerCreationInterceptor containerCreation;
+
+	private final RequeueScheduler requeues = new RequeueScheduler();
 
 	/**
 	 * Create a configurer whose containers requeue after the given back-off.
@@ -84,8 +90,8 @@ public final class IdempotencyRabbitListenerConfigurer {
 		DecisionLog log = new DecisionLog();
 		this.outermost = new FailureDecidingInterceptor(captured, delays, log, null);
 		this.innermost = new FailureCapturingInterceptor(captured);
-		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log), this::forContainer,
-				log);
+		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log, this.requeues),
+				this::forContainer, log);
 	}
 
 	/**
@@ -187,6 +193,16 @@ public final class IdempotencyRabbitListenerConfigurer {
 		Advice[] configured = chain.clone();
 		configured[0] = this.outermost.forContainer(container);
 		return configured;
+	}
+
+	/**
+	 * Stop the threads that requeue the messages of asynchronous listeners, requeueing at
+	 * once those still held for their back-off. Spring calls it when the context closes,
+	 * after the containers have stopped.
+	 */
+	@Override
+	public void close() {
+		this.requeues.close();
 	}
 
 	/**
