@@ -13,12 +13,15 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.adapter.MessagingMessageListenerAdapter;
 import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AopConfigException;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.NameMatchMethodPointcutAdvisor;
 import org.springframework.util.Assert;
@@ -71,6 +74,8 @@ import org.springframework.util.ErrorHandler;
  */
 public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable {
 
+	private static final Log logger = LogFactory.getLog(IdempotencyRabbitListenerConfigurer.class);
+
 	private final FailureDecidingInterceptor outermost;
 
 	private final FailureCapturingInterceptor innermost;
@@ -117,7 +122,8 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	 * its head, where that can be done without losing it.</li>
 	 * </ul>
 	 * A factory that is a proxy already gets the advice added, unless its configuration
-	 * is frozen; one of a final class, which cannot be proxied, is only configured.
+	 * is frozen; one of a class that cannot be proxied by class (final, sealed, or
+	 * refused by CGLIB) is only configured, in place, with a warning.
 	 * @param <F> the type of the factory
 	 * @param factory the factory
 	 * @return the proxy to use in place of the factory
@@ -133,13 +139,28 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 			}
 			return factory;
 		}
-		if (Modifier.isFinal(factory.getClass().getModifiers())) {
-			return factory;
+		Class<?> type = factory.getClass();
+		if (Modifier.isFinal(type.getModifiers()) || type.isSealed()) {
+			return configuredInPlace(factory, "it is " + (type.isSealed() ? "sealed" : "final"));
 		}
 		ProxyFactory proxyFactory = new ProxyFactory(factory);
 		proxyFactory.setProxyTargetClass(true);
 		proxyFactory.addAdvisor(advisor);
-		return (F) proxyFactory.getProxy(factory.getClass().getClassLoader());
+		try {
+			return (F) proxyFactory.getProxy(type.getClassLoader());
+		}
+		catch (AopConfigException ex) {
+			return configuredInPlace(factory, ex.getMessage());
+		}
+	}
+
+	// Failing the application's startup would be worse than the rules the proxy adds
+	private static <F> F configuredInPlace(F factory, @Nullable String reason) {
+		logger.warn("RabbitMQ listener container factory of " + factory.getClass().getName() + " cannot be proxied ("
+				+ reason + "), so it is only configured: its containers follow the rules"
+				+ " of the advice chain, but their listeners that return a CompletableFuture or Mono are left to"
+				+ " Spring AMQP and copies of keys in progress are requeued at the head of their queue");
+		return factory;
 	}
 
 	/**
