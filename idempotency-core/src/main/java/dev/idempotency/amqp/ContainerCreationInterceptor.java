@@ -26,12 +26,15 @@ import org.springframework.util.ClassUtils;
  * <li>the endpoint of a {@code @RabbitListener} method that returns a
  * {@code CompletionStage} or a {@code Mono} gets an adapter whose failed results follow
  * this library's rules (see {@link AsyncFailures}), since Spring AMQP settles those past
- * the container's advice chain; other endpoints, and a class-level
- * {@code @RabbitListener}'s, are left as they are;</li>
- * <li>the container created gets the factory's advice chain with an outermost advice of
- * its own, which knows the container's acknowledge mode, and so can requeue a message to
- * the tail of its queue (see {@link TailRequeue}), and so does the adapter of an
- * asynchronous listener.</li>
+ * the container's advice chain; other endpoints, a class-level {@code @RabbitListener}'s,
+ * and one the application gave an {@code AdapterProvider} of its own (whose adapter may
+ * do what ours cannot know of), are left as they are;</li>
+ * <li>the container created keeps the advice chain it has once created, the factory's or
+ * the one a {@code ContainerCustomizer} gave it (a retry, tracing), with an outermost
+ * advice of its own, which knows the container's acknowledge mode, and so can requeue a
+ * message to the tail of its queue (see {@link TailRequeue}), and so does the adapter of
+ * an asynchronous listener; a chain a customizer set without the configurer's advice gets
+ * it around it.</li>
  * </ul>
  */
 final class ContainerCreationInterceptor implements MethodInterceptor {
@@ -55,13 +58,18 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		@Nullable Object[] arguments = invocation.getArguments();
 		if (arguments.length == 1 && arguments[0] instanceof MethodRabbitListenerEndpoint endpoint
-				&& !(endpoint instanceof MultiMethodRabbitListenerEndpoint) && isAsync(endpoint.getMethod())) {
+				&& !(endpoint instanceof MultiMethodRabbitListenerEndpoint) && isAsync(endpoint.getMethod())
+				&& SpringAmqpInternals.hasDefaultAdapterProvider(endpoint)) {
 			endpoint.setAdapterProvider(this.adapters);
 		}
 		Object container = invocation.proceed();
 		if (container instanceof AbstractMessageListenerContainer listenerContainer
 				&& invocation.getThis() instanceof BaseRabbitListenerContainerFactory<?> factory) {
-			Advice[] chain = factory.getAdviceChain();
+			// The factory's chain, or the one a ContainerCustomizer set after it
+			Advice[] chain = SpringAmqpInternals.adviceChain(listenerContainer);
+			if (chain == null) {
+				chain = factory.getAdviceChain();
+			}
 			Advice[] configured = (chain != null) ? this.chains.apply(chain, listenerContainer) : null;
 			if (configured != null) {
 				listenerContainer.setAdviceChain(configured);

@@ -205,15 +205,19 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		return (delegate instanceof DecidedFailuresErrorHandler) ? delegate : new DecidedFailuresErrorHandler(delegate);
 	}
 
-	// The chain of one container, whose outermost advice knows the container; null for
-	// a chain of another configurer's
+	// The chain of one container, whose outermost advice of ours knows the container: the
+	// factory's, or one a ContainerCustomizer set, with or without our advice (then put
+	// around it, so that the innermost still sees the listener's exceptions first); null
+	// for a chain of another configurer's
 	private Advice @Nullable [] forContainer(Advice[] chain, AbstractMessageListenerContainer container) {
-		if (chain.length == 0 || chain[0] != this.outermost) {
-			return null;
+		Advice[] configured = adviceChain(chain);
+		for (int i = 0; i < configured.length; i++) {
+			if (configured[i] == this.outermost) {
+				configured[i] = this.outermost.forContainer(container);
+				return configured;
+			}
 		}
-		Advice[] configured = chain.clone();
-		configured[0] = this.outermost.forContainer(container);
-		return configured;
+		return null;
 	}
 
 	/**

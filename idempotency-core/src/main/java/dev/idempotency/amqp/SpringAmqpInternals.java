@@ -1,0 +1,61 @@
+package dev.idempotency.amqp;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+
+import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * What Spring AMQP keeps without a public getter, read by reflection: a container's
+ * advice chain once its factory and {@code ContainerCustomizer} have set it, and the
+ * {@code AdapterProvider} an endpoint was given, so that the starter adds to what the
+ * application configured instead of replacing it. Where a later Spring AMQP no longer has
+ * the member, each answers as if the application had set nothing.
+ */
+final class SpringAmqpInternals {
+
+	private static final @Nullable Method ADVICE_CHAIN = accessible(
+			ReflectionUtils.findMethod(AbstractMessageListenerContainer.class, "getAdviceChain"));
+
+	private static final @Nullable Field ADAPTER_PROVIDER = accessible(
+			ReflectionUtils.findField(MethodRabbitListenerEndpoint.class, "adapterProvider"));
+
+	private SpringAmqpInternals() {
+	}
+
+	static Advice @Nullable [] adviceChain(AbstractMessageListenerContainer container) {
+		return (ADVICE_CHAIN != null) ? (Advice[]) ReflectionUtils.invokeMethod(ADVICE_CHAIN, container) : null;
+	}
+
+	/**
+	 * Return whether an endpoint has Spring AMQP's default {@code AdapterProvider}, or
+	 * one that cannot be told from it.
+	 * @param endpoint the endpoint
+	 * @return {@code false} for a provider the application set
+	 */
+	static boolean hasDefaultAdapterProvider(MethodRabbitListenerEndpoint endpoint) {
+		if (ADAPTER_PROVIDER == null) {
+			return true;
+		}
+		Object provider = ReflectionUtils.getField(ADAPTER_PROVIDER, endpoint);
+		return provider == null || provider.getClass().getEnclosingClass() == MethodRabbitListenerEndpoint.class;
+	}
+
+	private static <T extends java.lang.reflect.AccessibleObject> @Nullable T accessible(@Nullable T member) {
+		if (member != null) {
+			try {
+				member.setAccessible(true);
+			}
+			catch (RuntimeException ex) {
+				return null;
+			}
+		}
+		return member;
+	}
+
+}
