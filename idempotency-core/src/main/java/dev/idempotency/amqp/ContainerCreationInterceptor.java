@@ -34,7 +34,9 @@ import org.springframework.util.ClassUtils;
  * advice of its own, which knows the container's acknowledge mode, and so can requeue a
  * message to the tail of its queue (see {@link TailRequeue}), and so does the adapter of
  * an asynchronous listener; a chain a customizer set without the configurer's advice gets
- * it around it.</li>
+ * it around it;</li>
+ * <li>the container's batching strategy is wrapped so that the advice knows the messages
+ * split from a producer's batch (see {@link ProducerBatches}).</li>
  * </ul>
  */
 final class ContainerCreationInterceptor implements MethodInterceptor {
@@ -74,6 +76,7 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 			if (configured != null) {
 				listenerContainer.setAdviceChain(configured);
 			}
+			ProducerBatches.markIn(listenerContainer);
 			if (listenerContainer.getMessageListener() instanceof AsyncDecidingListenerAdapter adapter) {
 				adapter.requeueToTail(new TailRequeue(listenerContainer, this.log));
 			}

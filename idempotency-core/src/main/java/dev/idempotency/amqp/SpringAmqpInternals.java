@@ -6,21 +6,26 @@ import java.lang.reflect.Method;
 import org.aopalliance.aop.Advice;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.amqp.rabbit.batch.BatchingStrategy;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
 import org.springframework.util.ReflectionUtils;
 
 /**
  * What Spring AMQP keeps without a public getter, read by reflection: a container's
- * advice chain once its factory and {@code ContainerCustomizer} have set it, and the
- * {@code AdapterProvider} an endpoint was given, so that the starter adds to what the
- * application configured instead of replacing it. Where a later Spring AMQP no longer has
- * the member, each answers as if the application had set nothing.
+ * advice chain and batching strategy once its factory and {@code ContainerCustomizer}
+ * have set them, and the {@code AdapterProvider} an endpoint was given, so that the
+ * starter adds to what the application configured instead of replacing it. Where a later
+ * Spring AMQP no longer has the member, each answers as if the application had set
+ * nothing.
  */
 final class SpringAmqpInternals {
 
 	private static final @Nullable Method ADVICE_CHAIN = accessible(
 			ReflectionUtils.findMethod(AbstractMessageListenerContainer.class, "getAdviceChain"));
+
+	private static final @Nullable Method BATCHING_STRATEGY = accessible(
+			ReflectionUtils.findMethod(AbstractMessageListenerContainer.class, "getBatchingStrategy"));
 
 	private static final @Nullable Field ADAPTER_PROVIDER = accessible(
 			ReflectionUtils.findField(MethodRabbitListenerEndpoint.class, "adapterProvider"));
@@ -30,6 +35,11 @@ final class SpringAmqpInternals {
 
 	static Advice @Nullable [] adviceChain(AbstractMessageListenerContainer container) {
 		return (ADVICE_CHAIN != null) ? (Advice[]) ReflectionUtils.invokeMethod(ADVICE_CHAIN, container) : null;
+	}
+
+	static @Nullable BatchingStrategy batchingStrategy(AbstractMessageListenerContainer container) {
+		return (BATCHING_STRATEGY != null)
+				? (BatchingStrategy) ReflectionUtils.invokeMethod(BATCHING_STRATEGY, container) : null;
 	}
 
 	/**
