@@ -233,13 +233,15 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	/**
 	 * Return whether a container's message listener, if it returns a
 	 * {@code CompletableFuture}, {@code CompletionStage} or {@code Mono}, has the adapter
-	 * that {@link #applyTo} gives it, whose failed results follow the rules.
+	 * that {@link #applyTo} gives it, or the application's own with the handler it gives
+	 * that, whose failed results follow the rules.
 	 * @param listener the container's message listener
-	 * @return {@code false} for a listener that returns such results without that adapter
+	 * @return {@code false} for a listener that returns such results without either
 	 */
 	public static boolean settlesAsyncResults(@Nullable Object listener) {
 		return !(listener instanceof MessagingMessageListenerAdapter adapter) || !adapter.isAsyncReplies()
-				|| listener instanceof AsyncDecidingListenerAdapter;
+				|| listener instanceof AsyncDecidingListenerAdapter
+				|| SpringAmqpInternals.handlerAdapter(adapter) instanceof DecidingHandlerAdapter;
 	}
 
 	/**

@@ -6,18 +6,21 @@ import java.lang.reflect.Method;
 import org.aopalliance.aop.Advice;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.amqp.listener.adapter.HandlerAdapter;
 import org.springframework.amqp.rabbit.batch.BatchingStrategy;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
+import org.springframework.amqp.rabbit.listener.adapter.MessagingMessageListenerAdapter;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.util.ReflectionUtils;
 
 /**
  * What Spring AMQP keeps without a public getter, read by reflection: a container's
  * advice chain and batching strategy once its factory and {@code ContainerCustomizer}
- * have set them, and the {@code AdapterProvider} an endpoint was given, so that the
- * starter adds to what the application configured instead of replacing it. Where a later
- * Spring AMQP no longer has the member, each answers as if the application had set
- * nothing.
+ * have set them, the {@code AdapterProvider} an endpoint was given and the handler of the
+ * adapter it made, so that the starter adds to what the application configured instead of
+ * replacing it. Where a later Spring AMQP no longer has the member, each answers as if
+ * the application had set nothing.
  */
 final class SpringAmqpInternals {
 
@@ -30,6 +33,12 @@ final class SpringAmqpInternals {
 	private static final @Nullable Field ADAPTER_PROVIDER = accessible(
 			ReflectionUtils.findField(MethodRabbitListenerEndpoint.class, "adapterProvider"));
 
+	private static final @Nullable Method HANDLER_ADAPTER = accessible(
+			ReflectionUtils.findMethod(MessagingMessageListenerAdapter.class, "getHandlerAdapter"));
+
+	private static final @Nullable Field HANDLER_METHOD = accessible(
+			ReflectionUtils.findField(HandlerAdapter.class, "invokerHandlerMethod"));
+
 	private SpringAmqpInternals() {
 	}
 
@@ -40,6 +49,17 @@ final class SpringAmqpInternals {
 	static @Nullable BatchingStrategy batchingStrategy(AbstractMessageListenerContainer container) {
 		return (BATCHING_STRATEGY != null)
 				? (BatchingStrategy) ReflectionUtils.invokeMethod(BATCHING_STRATEGY, container) : null;
+	}
+
+	static @Nullable HandlerAdapter handlerAdapter(MessagingMessageListenerAdapter adapter) {
+		return (HANDLER_ADAPTER != null) ? (HandlerAdapter) ReflectionUtils.invokeMethod(HANDLER_ADAPTER, adapter)
+				: null;
+	}
+
+	// Null for the handler of several methods (a class-level @RabbitListener's)
+	static @Nullable InvocableHandlerMethod invocableHandlerMethod(HandlerAdapter handler) {
+		return (HANDLER_METHOD != null) ? (InvocableHandlerMethod) ReflectionUtils.getField(HANDLER_METHOD, handler)
+				: null;
 	}
 
 	/**

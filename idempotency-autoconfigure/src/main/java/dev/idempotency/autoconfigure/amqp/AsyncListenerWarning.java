@@ -15,12 +15,11 @@ import org.springframework.context.event.ContextRefreshedEvent;
 /**
  * Warns, once the listener containers exist, of each whose listener returns a
  * {@code CompletableFuture} or {@code Mono} that the rules could not be given to (a
- * class-level {@code @RabbitListener}, a batch listener, an endpoint with an
- * {@code AdapterProvider} of the application's, a container not created by a factory bean
- * or by one that cannot be proxied): Spring AMQP rejects such a failed result with
- * {@code default-requeue-rejected} as the only rule, so a copy of a key in progress, or a
- * message that meets a store outage, may be dead-lettered. Not refused, since such a
- * listener may call no {@code @Idempotent} work.
+ * class-level {@code @RabbitListener}, a batch listener, a container not created by a
+ * factory bean or by one that cannot be proxied): Spring AMQP rejects such a failed
+ * result with {@code default-requeue-rejected} as the only rule, so a copy of a key in
+ * progress, or a message that meets a store outage, may be dead-lettered. Not refused,
+ * since such a listener may call no {@code @Idempotent} work.
  */
 final class AsyncListenerWarning implements ApplicationListener<ContextRefreshedEvent> {
 
@@ -44,7 +43,7 @@ final class AsyncListenerWarning implements ApplicationListener<ContextRefreshed
 							+ " rejects by default-requeue-rejected alone: if it calls @Idempotent work, a message"
 							+ " whose key is in progress or that meets an unavailable store may be dead-lettered;"
 							+ " return void and wait for the result in the listener, or use a @RabbitListener"
-							+ " method, with Spring AMQP's own adapter, on a container from a factory bean");
+							+ " method on a container from a factory bean");
 				}
 			}
 		});

@@ -9,6 +9,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -56,8 +58,10 @@ import static org.awaitility.Awaitility.await;
  * What an application sets up on a listener container factory or an endpoint, on a real
  * RabbitMQ and a real Redis: the advice chain a {@code ContainerCustomizer} gives a
  * container (a retry, tracing) is kept, with the rules around it, and an endpoint's own
- * {@code AdapterProvider} is left in place. Before, the factory's chain replaced the
- * customizer's, and the starter's adapter the application's.
+ * {@code AdapterProvider} is left in place, its adapter handed the listener's
+ * asynchronous results through the rules. Before, the factory's chain replaced the
+ * customizer's, and the starter's adapter the application's (and, once that was left in
+ * place, Spring AMQP dead-lettered a copy of a key in progress on it).
  */
 @SpringBootTest(classes = RabbitListenerCustomizationTests.TestApplication.class, webEnvironment = WebEnvironment.NONE,
 		properties = { "idempotency.store=redis", "idempotency.lock-timeout=30s",
@@ -145,7 +149,27 @@ class RabbitListenerCustomizationTests {
 		String id = UUID.randomUUID().toString();
 		send("provided", new Event(id, 1));
 		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completed(id)).isOne());
-		assertThat(this.adapters.handled()).isOne();
+		assertThat(this.adapters.handled()).isPositive();
+	}
+
+	@Test
+	void copyOfAKeyInProgressOnAnEndpointWithItsOwnAdapterIsRequeuedNotDeadLettered() {
+		String id = UUID.randomUUID().toString();
+		CountDownLatch release = this.work.hold(id);
+		try {
+			send("provided", new Event(id, 1));
+			await().atMost(DEADLINE).until(() -> this.work.effects(id) == 1);
+			int handled = this.adapters.handled();
+			send("provided", new Event(id, 1));
+			await().atMost(DEADLINE).until(() -> this.adapters.handled() >= handled + 3);
+			assertThat(readyMessages("provided.dlq")).isZero();
+		}
+		finally {
+			release.countDown();
+		}
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(this.work.completed(id)).isEqualTo(2));
+		assertThat(this.work.effects(id)).isOne();
+		assertThat(readyMessages("provided.dlq")).isZero();
 	}
 
 	private void send(String queue, Event event) {
@@ -208,6 +232,8 @@ class RabbitListenerCustomizationTests {
 				MethodRabbitListenerEndpoint endpoint = new MethodRabbitListenerEndpoint();
 				endpoint.setId("provided");
 				endpoint.setQueueNames(prefix + ".provided");
+				// With prefetch 1, a consumer takes no copy while its first message runs
+				endpoint.setConcurrency("2");
 				endpoint.setBean(listeners);
 				endpoint.setMethod(method);
 				endpoint.setMessageHandlerMethodFactory(handlerMethods);
@@ -279,6 +305,9 @@ class RabbitListenerCustomizationTests {
 
 	static class Work {
 
+		// Not the common pool: a held call would take its only thread on two cores
+		private final ExecutorService executor = Executors.newCachedThreadPool();
+
 		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
 
 		private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
@@ -313,6 +342,11 @@ class RabbitListenerCustomizationTests {
 				}
 			}
 			return "receipt-" + event.id();
+		}
+
+		@Idempotent(name = "rabbit.customization-async", key = "#event.id", payload = "#event")
+		public CompletableFuture<String> chargeAsync(Event event) {
+			return CompletableFuture.supplyAsync(() -> charge(event), this.executor);
 		}
 
 		void attempted(Event event, Message message) {
@@ -372,7 +406,7 @@ class RabbitListenerCustomizationTests {
 		}
 
 		public CompletableFuture<Void> provided(Event event) {
-			return CompletableFuture.runAsync(() -> this.work.completedOne(event.id()));
+			return this.work.chargeAsync(event).thenAccept((receipt) -> this.work.completedOne(event.id()));
 		}
 
 	}
