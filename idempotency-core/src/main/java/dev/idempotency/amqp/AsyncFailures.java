@@ -2,8 +2,6 @@ package dev.idempotency.amqp;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import com.rabbitmq.client.Channel;
 import org.jspecify.annotations.Nullable;
@@ -17,9 +15,9 @@ import org.springframework.amqp.core.Message;
  * a message past the container's advice chain (with a {@code basicReject} that follows
  * {@code default-requeue-rejected}). A message to requeue is held, unacknowledged, for
  * the back-off without holding any thread (the consumer takes no other message meanwhile
- * when its prefetch is 1), then requeued: to the tail of its queue by a
- * {@link TailRequeue} for a key in progress, where it can, or rejected with requeue; one
- * that no redelivery can help is rejected without requeue.
+ * when its prefetch is 1), then requeued on a thread of the {@link RequeueScheduler}: to
+ * the tail of its queue by a {@link TailRequeue} for a key in progress, where it can, or
+ * rejected with requeue; one that no redelivery can help is rejected without requeue.
  */
 final class AsyncFailures {
 
@@ -27,9 +25,12 @@ final class AsyncFailures {
 
 	private final DecisionLog log;
 
-	AsyncFailures(RedeliveryDelays delays, DecisionLog log) {
+	private final RequeueScheduler scheduler;
+
+	AsyncFailures(RedeliveryDelays delays, DecisionLog log, RequeueScheduler scheduler) {
 		this.delays = delays;
 		this.log = log;
+		this.scheduler = scheduler;
 	}
 
 	/**
@@ -59,7 +60,7 @@ final class AsyncFailures {
 		TailRequeue toTail = (failure.kind() == ListenerFailure.Kind.IN_PROGRESS) ? tailRequeue : null;
 		Duration delay = this.delays.next(failure, request);
 		this.log.requeueing(failure, delay, (toTail != null) ? " (to the tail of its queue)" : "");
-		CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
+		this.scheduler.schedule(delay, () -> {
 			if (toTail == null || !toTail.requeue(channel, request)) {
 				reject(channel, tag, true);
 			}

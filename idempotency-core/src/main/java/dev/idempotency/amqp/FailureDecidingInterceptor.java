@@ -35,7 +35,8 @@ import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer
  * <p>
  * In a container it was {@linkplain #forContainer made for}, a message whose key is in
  * progress is requeued to the tail of its queue instead, where that can be done safely
- * (see {@link TailRequeue}), so that the copies of a key in progress do not come back
+ * (see {@link TailRequeue}; not a message split from a producer's batch, see
+ * {@link ProducerBatches}), so that the copies of a key in progress do not come back
  * ahead of every other message, each to be held by the next free consumer, and occupy
  * every consumer for as long as the first attempt runs. The message is then acknowledged,
  * and the listener returns. Every advice of a configurer makes the copies it is handed
@@ -102,8 +103,10 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 			throw new MessageRejectedException("Rejected without requeue: " + reason, failure.exception());
 		}
 		Message single = (messages.length == 1 && !(arguments[1] instanceof List)) ? messages[0] : null;
+		// A message split from a producer's batch shares the batch's delivery tag:
+		// acknowledging a copy of it would acknowledge the whole batch
 		boolean toTail = failure.kind() == ListenerFailure.Kind.IN_PROGRESS && this.tailRequeue != null
-				&& single != null;
+				&& single != null && !ProducerBatches.isSplit(single);
 		if (failure.kind() == ListenerFailure.Kind.IN_PROGRESS) {
 			this.delays.storeAnswered();
 		}

@@ -13,12 +13,15 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.adapter.MessagingMessageListenerAdapter;
 import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AopConfigException;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.NameMatchMethodPointcutAdvisor;
 import org.springframework.util.Assert;
@@ -59,19 +62,27 @@ import org.springframework.util.ErrorHandler;
  * container.setErrorHandler(configurer.errorHandler(container.getErrorHandler()));
  * </pre>
  * <p>
+ * The messages of asynchronous listeners are requeued after their back-off on a few
+ * daemon threads of this configurer's own, which {@link #close()} stops (Spring does so
+ * for a bean when its context closes).
+ * <p>
  * The advice logs each message it requeues or rejects in one line, by the logger
  * {@code dev.idempotency.amqp}: a requeue at DEBUG (a duplicate of a message in progress
  * is handled so; a store failure is also warned of, at most once a minute), a rejection
  * at WARN. The {@link #errorHandler(ErrorHandler) error handler} keeps the container's
  * from logging them again.
  */
-public final class IdempotencyRabbitListenerConfigurer {
+public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(IdempotencyRabbitListenerConfigurer.class);
 
 	private final FailureDecidingInterceptor outermost;
 
 	private final FailureCapturingInterceptor innermost;
 
 	private final ContainerCreationInterceptor containerCreation;
+
+	private final RequeueScheduler requeues = new RequeueScheduler();
 
 	/**
 	 * Create a configurer whose containers requeue after the given back-off.
@@ -84,8 +95,8 @@ public final class IdempotencyRabbitListenerConfigurer {
 		DecisionLog log = new DecisionLog();
 		this.outermost = new FailureDecidingInterceptor(captured, delays, log, null);
 		this.innermost = new FailureCapturingInterceptor(captured);
-		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log), this::forContainer,
-				log);
+		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log, this.requeues),
+				this::forContainer, log);
 	}
 
 	/**
@@ -111,7 +122,8 @@ public final class IdempotencyRabbitListenerConfigurer {
 	 * its head, where that can be done without losing it.</li>
 	 * </ul>
 	 * A factory that is a proxy already gets the advice added, unless its configuration
-	 * is frozen; one of a final class, which cannot be proxied, is only configured.
+	 * is frozen; one of a class that cannot be proxied by class (final, sealed, or
+	 * refused by CGLIB) is only configured, in place, with a warning.
 	 * @param <F> the type of the factory
 	 * @param factory the factory
 	 * @return the proxy to use in place of the factory
@@ -127,13 +139,28 @@ public final class IdempotencyRabbitListenerConfigurer {
 			}
 			return factory;
 		}
-		if (Modifier.isFinal(factory.getClass().getModifiers())) {
-			return factory;
+		Class<?> type = factory.getClass();
+		if (Modifier.isFinal(type.getModifiers()) || type.isSealed()) {
+			return configuredInPlace(factory, "it is " + (type.isSealed() ? "sealed" : "final"));
 		}
 		ProxyFactory proxyFactory = new ProxyFactory(factory);
 		proxyFactory.setProxyTargetClass(true);
 		proxyFactory.addAdvisor(advisor);
-		return (F) proxyFactory.getProxy(factory.getClass().getClassLoader());
+		try {
+			return (F) proxyFactory.getProxy(type.getClassLoader());
+		}
+		catch (AopConfigException ex) {
+			return configuredInPlace(factory, ex.getMessage());
+		}
+	}
+
+	// Failing the application's startup would be worse than the rules the proxy adds
+	private static <F> F configuredInPlace(F factory, @Nullable String reason) {
+		logger.warn("RabbitMQ listener container factory of " + factory.getClass().getName() + " cannot be proxied ("
+				+ reason + "), so it is only configured: its containers follow the rules"
+				+ " of the advice chain, but their listeners that return a CompletableFuture or Mono are left to"
+				+ " Spring AMQP and copies of keys in progress are requeued at the head of their queue");
+		return factory;
 	}
 
 	/**
@@ -178,27 +205,43 @@ public final class IdempotencyRabbitListenerConfigurer {
 		return (delegate instanceof DecidedFailuresErrorHandler) ? delegate : new DecidedFailuresErrorHandler(delegate);
 	}
 
-	// The chain of one container, whose outermost advice knows the container; null for
-	// a chain of another configurer's
+	// The chain of one container, whose outermost advice of ours knows the container: the
+	// factory's, or one a ContainerCustomizer set, with or without our advice (then put
+	// around it, so that the innermost still sees the listener's exceptions first); null
+	// for a chain of another configurer's
 	private Advice @Nullable [] forContainer(Advice[] chain, AbstractMessageListenerContainer container) {
-		if (chain.length == 0 || chain[0] != this.outermost) {
-			return null;
+		Advice[] configured = adviceChain(chain);
+		for (int i = 0; i < configured.length; i++) {
+			if (configured[i] == this.outermost) {
+				configured[i] = this.outermost.forContainer(container);
+				return configured;
+			}
 		}
-		Advice[] configured = chain.clone();
-		configured[0] = this.outermost.forContainer(container);
-		return configured;
+		return null;
+	}
+
+	/**
+	 * Stop the threads that requeue the messages of asynchronous listeners, requeueing at
+	 * once those still held for their back-off. Spring calls it when the context closes,
+	 * after the containers have stopped.
+	 */
+	@Override
+	public void close() {
+		this.requeues.close();
 	}
 
 	/**
 	 * Return whether a container's message listener, if it returns a
 	 * {@code CompletableFuture}, {@code CompletionStage} or {@code Mono}, has the adapter
-	 * that {@link #applyTo} gives it, whose failed results follow the rules.
+	 * that {@link #applyTo} gives it, or the application's own with the handler it gives
+	 * that, whose failed results follow the rules.
 	 * @param listener the container's message listener
-	 * @return {@code false} for a listener that returns such results without that adapter
+	 * @return {@code false} for a listener that returns such results without either
 	 */
 	public static boolean settlesAsyncResults(@Nullable Object listener) {
 		return !(listener instanceof MessagingMessageListenerAdapter adapter) || !adapter.isAsyncReplies()
-				|| listener instanceof AsyncDecidingListenerAdapter;
+				|| listener instanceof AsyncDecidingListenerAdapter
+				|| SpringAmqpInternals.handlerAdapter(adapter) instanceof DecidingHandlerAdapter;
 	}
 
 	/**

@@ -23,7 +23,11 @@ import org.springframework.amqp.core.Message;
  * requeued to the tail of its queue, or else the {@code x-delivery-count} a quorum queue
  * sets (every return of the message, for whatever reason); the attempt is the larger of
  * the two. A store that fails is one outage for every message: its attempt is the number
- * of failures in a row, which a message handled without one ends.
+ * of failures in a row, which a message handled without one ends, or the message's own
+ * count if that is larger. Without the latter, an asynchronous listener (whose listener
+ * method returns before the store fails) and the messages of other listeners reset the
+ * count with every delivery, and a quorum queue with an {@code x-delivery-limit}
+ * dead-lettered a message within a few seconds of an outage at the shortest delay.
  */
 final class RedeliveryDelays {
 
@@ -72,8 +76,8 @@ final class RedeliveryDelays {
 					Math.min(earlierDeliveries(message) + 1, MOST_ATTEMPTS));
 			return this.backOff.delay(attempt, inProgress);
 		}
-		int attempt = this.storeFailures.updateAndGet((failures) -> Math.min(failures + 1, MOST_ATTEMPTS));
-		return this.backOff.delay(attempt);
+		int failures = this.storeFailures.updateAndGet((count) -> Math.min(count + 1, MOST_ATTEMPTS));
+		return this.backOff.delay(Math.max(failures, Math.min(earlierReturns(message) + 1, MOST_ATTEMPTS)));
 	}
 
 	/**
@@ -94,9 +98,20 @@ final class RedeliveryDelays {
 		}
 		Map<String, @Nullable Object> headers = message.getMessageProperties().getHeaders();
 		Object count = headers.get(REQUEUES);
-		if (count == null) {
-			count = headers.get(DELIVERY_COUNT);
+		return count((count != null) ? count : headers.get(DELIVERY_COUNT));
+	}
+
+	// A store failure requeues at the head, which only the broker counts: a copy once
+	// requeued to the tail carries a count of ours that no longer grows
+	private static int earlierReturns(@Nullable Message message) {
+		if (message == null) {
+			return 0;
 		}
+		Map<String, @Nullable Object> headers = message.getMessageProperties().getHeaders();
+		return Math.max(count(headers.get(REQUEUES)), count(headers.get(DELIVERY_COUNT)));
+	}
+
+	private static int count(@Nullable Object count) {
 		return (count instanceof Number number) ? (int) Math.max(0, Math.min(number.longValue(), MOST_ATTEMPTS)) : 0;
 	}
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 
 import org.springframework.amqp.core.Message;
@@ -49,6 +50,33 @@ class RedeliveryDelaysTests {
 			.isEqualTo(Duration.ofMillis(100));
 		assertThat(this.delays.next(inProgress("g"), message(RedeliveryDelays.REQUEUES, Long.MAX_VALUE)))
 			.isEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
+	void storeOutageIsCountedByTheMessagesReturnsWhenMessagesHandledMeanwhileResetTheFailuresInARow() {
+		this.delays.next(storeFailure(), null);
+		this.delays.storeAnswered();
+		assertThat(this.delays.next(storeFailure(), message(RedeliveryDelays.DELIVERY_COUNT, 3L)))
+			.isEqualTo(Duration.ofMillis(800));
+		Message copy = message(RedeliveryDelays.REQUEUES, 1);
+		copy.getMessageProperties().setHeader(RedeliveryDelays.DELIVERY_COUNT, 4L);
+		this.delays.storeAnswered();
+		assertThat(this.delays.next(storeFailure(), copy)).isEqualTo(Duration.ofMillis(1600));
+	}
+
+	@Test
+	void storeFailuresInARowCountWhenTheMessageCarriesLess() {
+		for (int i = 0; i < 3; i++) {
+			this.delays.next(storeFailure(), null);
+		}
+		assertThat(this.delays.next(storeFailure(), message(RedeliveryDelays.DELIVERY_COUNT, 1L)))
+			.isEqualTo(Duration.ofMillis(800));
+	}
+
+	private static ListenerFailure storeFailure() {
+		ListenerFailure failure = ListenerFailure.of(new IdempotencyStoreException("Redis is down"));
+		assertThat(failure).isNotNull();
+		return failure;
 	}
 
 	private static ListenerFailure inProgress(String key) {

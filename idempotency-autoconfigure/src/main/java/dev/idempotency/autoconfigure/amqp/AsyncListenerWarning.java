@@ -16,10 +16,10 @@ import org.springframework.context.event.ContextRefreshedEvent;
  * Warns, once the listener containers exist, of each whose listener returns a
  * {@code CompletableFuture} or {@code Mono} that the rules could not be given to (a
  * class-level {@code @RabbitListener}, a batch listener, a container not created by a
- * factory bean): Spring AMQP rejects such a failed result with
- * {@code default-requeue-rejected} as the only rule, so a copy of a key in progress, or a
- * message that meets a store outage, may be dead-lettered. Not refused, since such a
- * listener may call no {@code @Idempotent} work.
+ * factory bean or by one that cannot be proxied): Spring AMQP rejects such a failed
+ * result with {@code default-requeue-rejected} as the only rule, so a copy of a key in
+ * progress, or a message that meets a store outage, may be dead-lettered. Not refused,
+ * since such a listener may call no {@code @Idempotent} work.
  */
 final class AsyncListenerWarning implements ApplicationListener<ContextRefreshedEvent> {
 
