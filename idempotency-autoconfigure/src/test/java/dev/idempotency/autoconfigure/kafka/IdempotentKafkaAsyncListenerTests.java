@@ -38,6 +38,7 @@ import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -62,6 +63,9 @@ import static org.awaitility.Awaitility.await;
 				AsyncListeners.FUTURE + "-dlt", AsyncListeners.IDEMPOTENT_FUTURE + "-dlt",
 				AsyncListeners.IDEMPOTENT_STAGE + "-dlt", AsyncListeners.IDEMPOTENT_MONO + "-dlt" },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
+// Its broker and consumers would otherwise keep running, and take CPU from the test
+// classes after it
+@DirtiesContext
 class IdempotentKafkaAsyncListenerTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(45);

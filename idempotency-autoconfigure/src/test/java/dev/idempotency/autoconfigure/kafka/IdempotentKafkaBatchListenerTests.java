@@ -35,6 +35,7 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -54,6 +55,9 @@ import static org.awaitility.Awaitility.await;
 @EmbeddedKafka(partitions = 3,
 		topics = { BatchListener.BATCHES, BatchListener.BATCHES_DLT, BatchListener.ASYNC_BATCHES },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
+// Its broker and consumers would otherwise keep running, and take CPU from the test
+// classes after it
+@DirtiesContext
 class IdempotentKafkaBatchListenerTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(45);

@@ -28,6 +28,7 @@ import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -46,6 +47,9 @@ import static org.awaitility.Awaitility.await;
 @EmbeddedKafka(partitions = 1, topics = IdempotentKafkaListenerStoreOutageTests.OUTAGES,
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 @ExtendWith(OutputCaptureExtension.class)
+// Its broker and consumers would otherwise keep running, and take CPU from the test
+// classes after it
+@DirtiesContext
 class IdempotentKafkaListenerStoreOutageTests {
 
 	static final String OUTAGES = "outages";

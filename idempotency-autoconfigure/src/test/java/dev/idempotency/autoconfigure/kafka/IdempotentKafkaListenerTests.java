@@ -43,6 +43,7 @@ import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.ContainerTestUtils;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -66,6 +67,9 @@ import static org.awaitility.Awaitility.await;
 				Listeners.OFFSET_HEADERS, Listeners.RESTARTS, Listeners.REBALANCE, Listeners.CRASHES,
 				Listeners.BATCHES },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
+// Its broker and consumers would otherwise keep running, and take CPU from the test
+// classes after it
+@DirtiesContext
 class IdempotentKafkaListenerTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(45);

@@ -40,6 +40,7 @@ import org.springframework.kafka.support.converter.StringJacksonJsonMessageConve
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.ContainerTestUtils;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -60,6 +61,9 @@ import static org.awaitility.Awaitility.await;
 @EmbeddedKafka(partitions = 1,
 		topics = { IdempotentKafkaRetryTopicTests.RETRYABLE, IdempotentKafkaRetryTopicTests.HOLDER },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
+// Its broker and consumers would otherwise keep running, and take CPU from the test
+// classes after it
+@DirtiesContext
 class IdempotentKafkaRetryTopicTests {
 
 	static final String RETRYABLE = "retryable";

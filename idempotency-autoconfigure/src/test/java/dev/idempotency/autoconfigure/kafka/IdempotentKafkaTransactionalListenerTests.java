@@ -44,6 +44,7 @@ import org.springframework.kafka.support.converter.RecordMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -72,6 +73,9 @@ import static org.awaitility.Awaitility.await;
 		brokerProperties = { "group.initial.rebalance.delay.ms=0", "transaction.state.log.replication.factor=1",
 				"transaction.state.log.min.isr=1" })
 @ExtendWith(OutputCaptureExtension.class)
+// Its broker and consumers would otherwise keep running, and take CPU from the test
+// classes after it
+@DirtiesContext
 class IdempotentKafkaTransactionalListenerTests {
 
 	// The auto-configured after-rollback processor
