@@ -52,6 +52,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.event.EventListener;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -74,6 +75,9 @@ import static org.awaitility.Awaitility.await;
 				"spring.rabbitmq.listener.simple.retry.initial-interval=10ms",
 				"logging.level.dev.idempotency.amqp=debug" })
 @ExtendWith(OutputCaptureExtension.class)
+// Its broker connections and consumers would otherwise keep running, and take CPU from
+// the test classes after it
+@DirtiesContext
 class RabbitIdempotentListenerTests {
 
 	private static final String QUEUES = "idempotency-test-" + UUID.randomUUID();

@@ -47,6 +47,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -65,6 +66,9 @@ import static org.awaitility.Awaitility.await;
 				"idempotency.messaging.in-progress-retry.max-interval=400ms",
 				"spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false" })
+// Its broker connections and consumers would otherwise keep running, and take CPU from
+// the test classes after it
+@DirtiesContext
 class RabbitInProgressCopiesTests {
 
 	private static final String QUEUES = "idempotency-copies-" + UUID.randomUUID();

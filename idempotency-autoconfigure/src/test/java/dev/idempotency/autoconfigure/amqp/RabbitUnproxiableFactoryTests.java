@@ -29,6 +29,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -45,6 +46,9 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = RabbitUnproxiableFactoryTests.TestApplication.class, webEnvironment = WebEnvironment.NONE,
 		properties = { "idempotency.store=redis", "spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false" })
+// Its broker connections and consumers would otherwise keep running, and take CPU from
+// the test classes after it
+@DirtiesContext
 class RabbitUnproxiableFactoryTests {
 
 	private static final String QUEUES = "idempotency-sealed-" + UUID.randomUUID();

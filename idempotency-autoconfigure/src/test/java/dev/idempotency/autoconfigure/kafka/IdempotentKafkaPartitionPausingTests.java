@@ -40,6 +40,7 @@ import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.ContainerTestUtils;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -62,6 +63,9 @@ import static org.awaitility.Awaitility.await;
 		topics = { IdempotentKafkaPartitionPausingTests.HOLDER, IdempotentKafkaPartitionPausingTests.AUTO_CONFIGURED,
 				IdempotentKafkaPartitionPausingTests.SLEEPING, IdempotentKafkaPartitionPausingTests.CONTAINER_PAUSING },
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
+// Its broker connections and consumers would otherwise keep running, and take CPU from
+// the test classes after it
+@DirtiesContext
 class IdempotentKafkaPartitionPausingTests {
 
 	static final String HOLDER = "pausing-holder";

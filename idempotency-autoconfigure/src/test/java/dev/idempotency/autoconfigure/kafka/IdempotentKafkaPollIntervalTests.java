@@ -40,6 +40,7 @@ import org.springframework.kafka.support.converter.StringJacksonJsonMessageConve
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.ContainerTestUtils;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -59,6 +60,9 @@ import static org.awaitility.Awaitility.await;
 @EmbeddedKafka(partitions = 1, topics = IdempotentKafkaPollIntervalTests.SHORT_POLLS,
 		brokerProperties = "group.initial.rebalance.delay.ms=0")
 @ExtendWith(OutputCaptureExtension.class)
+// Its broker connections and consumers would otherwise keep running, and take CPU from
+// the test classes after it
+@DirtiesContext
 class IdempotentKafkaPollIntervalTests {
 
 	static final String SHORT_POLLS = "short-polls";

@@ -40,6 +40,7 @@ import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.ContainerTestUtils;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -61,6 +62,9 @@ import static org.awaitility.Awaitility.await;
 				IdempotentKafkaTransactionTests.SHIPPED },
 		brokerProperties = { "group.initial.rebalance.delay.ms=0", "transaction.state.log.replication.factor=1",
 				"transaction.state.log.min.isr=1" })
+// Its broker connections and consumers would otherwise keep running, and take CPU from
+// the test classes after it
+@DirtiesContext
 class IdempotentKafkaTransactionTests {
 
 	static final String ORDERS = "tx-orders";
