@@ -42,12 +42,16 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 
 	private final BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains;
 
+	private final CopyPublisher.Shared publishers;
+
 	private final DecisionLog log;
 
 	ContainerCreationInterceptor(AsyncFailures failures,
-			BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains, DecisionLog log) {
+			BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains,
+			CopyPublisher.Shared publishers, DecisionLog log) {
 		this.adapters = new Adapters(failures);
 		this.chains = chains;
+		this.publishers = publishers;
 		this.log = log;
 	}
 
@@ -67,7 +71,7 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 				listenerContainer.setAdviceChain(configured);
 			}
 			if (listenerContainer.getMessageListener() instanceof AsyncDecidingListenerAdapter adapter) {
-				adapter.requeueToTail(new TailRequeue(listenerContainer, this.log));
+				adapter.requeueToTail(new TailRequeue(listenerContainer, this.publishers, this.log));
 			}
 		}
 		return container;

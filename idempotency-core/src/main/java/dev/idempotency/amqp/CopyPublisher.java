@@ -28,9 +28,11 @@ import org.springframework.amqp.rabbit.connection.RoutingConnectionFactory;
  * Nothing is published on a connection the broker said it blocks: the message is then
  * requeued at the head, as RabbitMQ does. The channels are its own (not the connection
  * factory's cached ones, whose users do not expect confirm mode), in confirm mode, reused
- * one publish at a time, up to {@value #IDLE_CHANNELS} per connection kept idle. A
- * channel whose copy was not confirmed in time is aborted on a thread of its own, since a
- * blocked broker does not read the close either, and the consumer must not wait for it.
+ * one publish at a time, up to {@value #IDLE_CHANNELS} per connection kept idle, for all
+ * the containers of a configurer on that connection factory together (see
+ * {@link Shared}), those created at run time and discarded included. A channel whose copy
+ * was not confirmed in time is aborted on a thread of its own, since a blocked broker
+ * does not read the close either, and the consumer must not wait for it.
  */
 final class CopyPublisher {
 
@@ -61,8 +63,10 @@ final class CopyPublisher {
 			return null;
 		}
 		ConnectionFactory publisher = containerConnectionFactory.getPublisherConnectionFactory();
-		return (publisher != null && publisher != containerConnectionFactory)
-				? new CopyPublisher(publisher, confirmTimeout) : null;
+		if (publisher == null || publisher == containerConnectionFactory) {
+			return null;
+		}
+		return new CopyPublisher(publisher, confirmTimeout);
 	}
 
 	/**
@@ -189,6 +193,41 @@ final class CopyPublisher {
 		catch (IOException | RuntimeException ex) {
 			// Closed already, or with its connection: nothing is left to release
 		}
+	}
+
+	/**
+	 * The publishers of the containers of one configurer: one for each publisher
+	 * connection factory, so that its connections are watched and their idle channels
+	 * kept once, however many containers there are, created and discarded.
+	 */
+	static final class Shared {
+
+		private final Duration confirmTimeout;
+
+		private final Map<ConnectionFactory, CopyPublisher> publishers = new ConcurrentHashMap<>();
+
+		Shared(Duration confirmTimeout) {
+			this.confirmTimeout = confirmTimeout;
+		}
+
+		/**
+		 * Return the publisher for a container's connection factory, as {@link #of} does,
+		 * the same one for every container of a publisher connection factory.
+		 * @param containerConnectionFactory the container's connection factory
+		 * @return the publisher, or {@code null} where {@link #of} returns none
+		 */
+		@Nullable CopyPublisher forContainer(@Nullable ConnectionFactory containerConnectionFactory) {
+			if (containerConnectionFactory == null || containerConnectionFactory instanceof RoutingConnectionFactory) {
+				return null;
+			}
+			ConnectionFactory publisher = containerConnectionFactory.getPublisherConnectionFactory();
+			if (publisher == null) {
+				return null;
+			}
+			return this.publishers.computeIfAbsent(publisher,
+					(key) -> of(containerConnectionFactory, this.confirmTimeout));
+		}
+
 	}
 
 	private record ConfirmChannel(Channel channel, AtomicBoolean returned) {

@@ -73,6 +73,8 @@ public final class IdempotencyRabbitListenerConfigurer {
 
 	private final ContainerCreationInterceptor containerCreation;
 
+	private final CopyPublisher.Shared publishers = TailRequeue.publishers();
+
 	/**
 	 * Create a configurer whose containers requeue after the given back-off.
 	 * @param backOff the back-off before a requeue
@@ -85,7 +87,7 @@ public final class IdempotencyRabbitListenerConfigurer {
 		this.outermost = new FailureDecidingInterceptor(captured, delays, log, null);
 		this.innermost = new FailureCapturingInterceptor(captured);
 		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log), this::forContainer,
-				log);
+				this.publishers, log);
 	}
 
 	/**
@@ -185,7 +187,7 @@ public final class IdempotencyRabbitListenerConfigurer {
 			return null;
 		}
 		Advice[] configured = chain.clone();
-		configured[0] = this.outermost.forContainer(container);
+		configured[0] = this.outermost.forContainer(container, this.publishers);
 		return configured;
 	}
 
