@@ -26,10 +26,12 @@ import org.springframework.amqp.rabbit.connection.RoutingConnectionFactory;
  * copy published there would stop every listener on it until the alarm clears.
  * <p>
  * Nothing is published on a connection the broker said it blocks: the message is then
- * requeued at the head, as RabbitMQ does. The channels are its own (not the connection
- * factory's cached ones, whose users do not expect confirm mode), in confirm mode, reused
- * one publish at a time, up to {@value #IDLE_CHANNELS} per connection kept idle, for all
- * the containers of a configurer on that connection factory together (see
+ * requeued at the head, as RabbitMQ does. Each connection is watched from the moment it
+ * is opened, since the broker says so only once, when it blocks it, maybe for what the
+ * application published on it before any copy. The channels are its own (not the
+ * connection factory's cached ones, whose users do not expect confirm mode), in confirm
+ * mode, reused one publish at a time, up to {@value #IDLE_CHANNELS} per connection kept
+ * idle, for all the containers of a configurer on that connection factory together (see
  * {@link Shared}), those created at run time and discarded included. A channel whose copy
  * was not confirmed in time is aborted on a thread of its own, since a blocked broker
  * does not read the close either, and the consumer must not wait for it.
@@ -66,7 +68,12 @@ final class CopyPublisher {
 		if (publisher == null || publisher == containerConnectionFactory) {
 			return null;
 		}
-		return new CopyPublisher(publisher, confirmTimeout);
+		CopyPublisher copyPublisher = new CopyPublisher(publisher, confirmTimeout);
+		// Told of each connection as it is opened, before anything is published on it (at
+		// once of one open already): the broker says it blocks a connection only once,
+		// when it does, maybe for what the application publishes on it, before any copy
+		publisher.addConnectionListener((connection) -> copyPublisher.publishing(connection.getDelegate()));
+		return copyPublisher;
 	}
 
 	/**

@@ -50,6 +50,8 @@ final class TailRequeue {
 		this.container = container;
 		this.publishers = publishers;
 		this.log = log;
+		// Now, to watch the publisher connection before anything is published on it
+		publisher();
 	}
 
 	/**
