@@ -53,13 +53,17 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 
 	private final BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains;
 
+	private final CopyPublisher.Shared publishers;
+
 	private final DecisionLog log;
 
 	ContainerCreationInterceptor(AsyncFailures failures,
-			BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains, DecisionLog log) {
+			BiFunction<Advice[], AbstractMessageListenerContainer, Advice @Nullable []> chains,
+			CopyPublisher.Shared publishers, DecisionLog log) {
 		this.failures = failures;
 		this.adapters = new Adapters(failures);
 		this.chains = chains;
+		this.publishers = publishers;
 		this.log = log;
 	}
 
@@ -88,7 +92,7 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 			}
 			ProducerBatches.markIn(listenerContainer);
 			if (listenerContainer.getMessageListener() instanceof AsyncDecidingListenerAdapter adapter) {
-				adapter.requeueToTail(new TailRequeue(listenerContainer, this.log));
+				adapter.requeueToTail(new TailRequeue(listenerContainer, this.publishers, this.log));
 			}
 			else if (adapterOfItsOwn
 					&& listenerContainer.getMessageListener() instanceof MessagingMessageListenerAdapter adapter) {
@@ -105,7 +109,7 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 		InvocableHandlerMethod method = (handler != null) ? SpringAmqpInternals.invocableHandlerMethod(handler) : null;
 		if (handler != null && method != null && !(handler instanceof DecidingHandlerAdapter)) {
 			DecidingHandlerAdapter deciding = new DecidingHandlerAdapter(method, handler, this.failures);
-			deciding.requeueToTail(new TailRequeue(container, this.log));
+			deciding.requeueToTail(new TailRequeue(container, this.publishers, this.log));
 			adapter.setHandlerAdapter(deciding);
 		}
 	}

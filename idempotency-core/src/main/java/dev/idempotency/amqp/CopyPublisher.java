@@ -26,11 +26,15 @@ import org.springframework.amqp.rabbit.connection.RoutingConnectionFactory;
  * copy published there would stop every listener on it until the alarm clears.
  * <p>
  * Nothing is published on a connection the broker said it blocks: the message is then
- * requeued at the head, as RabbitMQ does. The channels are its own (not the connection
- * factory's cached ones, whose users do not expect confirm mode), in confirm mode, reused
- * one publish at a time, up to {@value #IDLE_CHANNELS} per connection kept idle. A
- * channel whose copy was not confirmed in time is aborted on a thread of its own, since a
- * blocked broker does not read the close either, and the consumer must not wait for it.
+ * requeued at the head, as RabbitMQ does. Each connection is watched from the moment it
+ * is opened, since the broker says so only once, when it blocks it, maybe for what the
+ * application published on it before any copy. The channels are its own (not the
+ * connection factory's cached ones, whose users do not expect confirm mode), in confirm
+ * mode, reused one publish at a time, up to {@value #IDLE_CHANNELS} per connection kept
+ * idle, for all the containers of a configurer on that connection factory together (see
+ * {@link Shared}), those created at run time and discarded included. A channel whose copy
+ * was not confirmed in time is aborted on a thread of its own, since a blocked broker
+ * does not read the close either, and the consumer must not wait for it.
  */
 final class CopyPublisher {
 
@@ -61,8 +65,15 @@ final class CopyPublisher {
 			return null;
 		}
 		ConnectionFactory publisher = containerConnectionFactory.getPublisherConnectionFactory();
-		return (publisher != null && publisher != containerConnectionFactory)
-				? new CopyPublisher(publisher, confirmTimeout) : null;
+		if (publisher == null || publisher == containerConnectionFactory) {
+			return null;
+		}
+		CopyPublisher copyPublisher = new CopyPublisher(publisher, confirmTimeout);
+		// Told of each connection as it is opened, before anything is published on it (at
+		// once of one open already): the broker says it blocks a connection only once,
+		// when it does, maybe for what the application publishes on it, before any copy
+		publisher.addConnectionListener((connection) -> copyPublisher.publishing(connection.getDelegate()));
+		return copyPublisher;
 	}
 
 	/**
@@ -189,6 +200,41 @@ final class CopyPublisher {
 		catch (IOException | RuntimeException ex) {
 			// Closed already, or with its connection: nothing is left to release
 		}
+	}
+
+	/**
+	 * The publishers of the containers of one configurer: one for each publisher
+	 * connection factory, so that its connections are watched and their idle channels
+	 * kept once, however many containers there are, created and discarded.
+	 */
+	static final class Shared {
+
+		private final Duration confirmTimeout;
+
+		private final Map<ConnectionFactory, CopyPublisher> publishers = new ConcurrentHashMap<>();
+
+		Shared(Duration confirmTimeout) {
+			this.confirmTimeout = confirmTimeout;
+		}
+
+		/**
+		 * Return the publisher for a container's connection factory, as {@link #of} does,
+		 * the same one for every container of a publisher connection factory.
+		 * @param containerConnectionFactory the container's connection factory
+		 * @return the publisher, or {@code null} where {@link #of} returns none
+		 */
+		@Nullable CopyPublisher forContainer(@Nullable ConnectionFactory containerConnectionFactory) {
+			if (containerConnectionFactory == null || containerConnectionFactory instanceof RoutingConnectionFactory) {
+				return null;
+			}
+			ConnectionFactory publisher = containerConnectionFactory.getPublisherConnectionFactory();
+			if (publisher == null) {
+				return null;
+			}
+			return this.publishers.computeIfAbsent(publisher,
+					(key) -> of(containerConnectionFactory, this.confirmTimeout));
+		}
+
 	}
 
 	private record ConfirmChannel(Channel channel, AtomicBoolean returned) {

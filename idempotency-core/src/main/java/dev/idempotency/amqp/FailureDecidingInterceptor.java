@@ -68,11 +68,14 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 	 * Return an interceptor that decides as this one does, for one container, and
 	 * requeues the messages of keys in progress to the tail of their queue.
 	 * @param container the container
+	 * @param publishers the publishers of the copies, shared by the configurer's
+	 * containers
 	 * @return the interceptor
 	 */
-	FailureDecidingInterceptor forContainer(AbstractMessageListenerContainer container) {
+	FailureDecidingInterceptor forContainer(AbstractMessageListenerContainer container,
+			CopyPublisher.Shared publishers) {
 		return new FailureDecidingInterceptor(this.captured, this.delays, this.log,
-				new TailRequeue(container, this.log));
+				new TailRequeue(container, publishers, this.log));
 	}
 
 	@Override

@@ -84,6 +84,8 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 
 	private final RequeueScheduler requeues = new RequeueScheduler();
 
+	private final CopyPublisher.Shared publishers = TailRequeue.publishers();
+
 	/**
 	 * Create a configurer whose containers requeue after the given back-off.
 	 * @param backOff the back-off before a requeue
@@ -96,7 +98,7 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		this.outermost = new FailureDecidingInterceptor(captured, delays, log, null);
 		this.innermost = new FailureCapturingInterceptor(captured);
 		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log, this.requeues),
-				this::forContainer, log);
+				this::forContainer, this.publishers, log);
 	}
 
 	/**
@@ -213,7 +215,7 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		Advice[] configured = adviceChain(chain);
 		for (int i = 0; i < configured.length; i++) {
 			if (configured[i] == this.outermost) {
-				configured[i] = this.outermost.forContainer(container);
+				configured[i] = this.outermost.forContainer(container, this.publishers);
 				return configured;
 			}
 		}

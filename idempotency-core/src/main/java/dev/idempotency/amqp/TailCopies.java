@@ -70,14 +70,18 @@ final class TailCopies {
 
 	/**
 	 * Make a copy look as the message it copies, delivered again: its exchange, routing
-	 * key, and {@code redelivered}. Any other message is left as it is.
+	 * key, and {@code redelivered}. Any other message is left as it is, whatever headers
+	 * it carries: only one that came through the default exchange under the name of the
+	 * queue it was consumed from can be a copy.
 	 * @param message a message as delivered
 	 */
 	static void restore(Message message) {
 		MessageProperties properties = message.getMessageProperties();
 		Map<String, @Nullable Object> headers = properties.getHeaders();
-		// Only a copy carries the count of its requeues
-		if (!headers.containsKey(RedeliveryDelays.REQUEUES)) {
+		// Only a copy carries the count of its requeues; and a producer that may publish
+		// to some exchange, or under some routing keys, only must not make the listener
+		// see another (a key made of them would be any key it likes)
+		if (!headers.containsKey(RedeliveryDelays.REQUEUES) || !isCopyRoute(properties)) {
 			return;
 		}
 		Object exchange = headers.remove(EXCHANGE);
@@ -89,6 +93,12 @@ final class TailCopies {
 			properties.setReceivedRoutingKey(routingKey.toString());
 		}
 		properties.setRedelivered(true);
+	}
+
+	private static boolean isCopyRoute(MessageProperties properties) {
+		String queue = properties.getConsumerQueue();
+		return "".equals(properties.getReceivedExchange()) && queue != null
+				&& queue.equals(properties.getReceivedRoutingKey());
 	}
 
 	private static void putIfPresent(Map<String, @Nullable Object> headers, String name, @Nullable String value) {

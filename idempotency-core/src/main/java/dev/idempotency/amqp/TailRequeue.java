@@ -40,13 +40,18 @@ final class TailRequeue {
 
 	private final AbstractMessageListenerContainer container;
 
+	private final CopyPublisher.Shared publishers;
+
 	private volatile @Nullable CopyPublisher publisher;
 
 	private final DecisionLog log;
 
-	TailRequeue(AbstractMessageListenerContainer container, DecisionLog log) {
+	TailRequeue(AbstractMessageListenerContainer container, CopyPublisher.Shared publishers, DecisionLog log) {
 		this.container = container;
+		this.publishers = publishers;
 		this.log = log;
+		// Now, to watch the publisher connection before anything is published on it
+		publisher();
 	}
 
 	/**
@@ -103,10 +108,18 @@ final class TailRequeue {
 	private @Nullable CopyPublisher publisher() {
 		CopyPublisher publisher = this.publisher;
 		if (publisher == null) {
-			publisher = CopyPublisher.of(this.container.getConnectionFactory(), CONFIRM_TIMEOUT);
+			publisher = this.publishers.forContainer(this.container.getConnectionFactory());
 			this.publisher = publisher;
 		}
 		return publisher;
+	}
+
+	/**
+	 * Return the publishers that the requeues of one configurer's containers share.
+	 * @return the publishers
+	 */
+	static CopyPublisher.Shared publishers() {
+		return new CopyPublisher.Shared(CONFIRM_TIMEOUT);
 	}
 
 }
