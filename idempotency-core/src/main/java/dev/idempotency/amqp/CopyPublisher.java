@@ -88,7 +88,17 @@ final class CopyPublisher {
 	 */
 	void publish(String exchange, String routingKey, BasicProperties properties, byte[] body)
 			throws IOException, InterruptedException {
-		com.rabbitmq.client.Connection connection = connection();
+		// Held until the copy is confirmed: in the CONNECTION cache mode closing hands
+		// the
+		// connection back to the cache, which may close it while the copy is on it (in
+		// the default CHANNEL mode the connection is shared, and closing does nothing)
+		try (Connection held = connection()) {
+			publish(held.getDelegate(), exchange, routingKey, properties, body);
+		}
+	}
+
+	private void publish(com.rabbitmq.client.Connection connection, String exchange, String routingKey,
+			BasicProperties properties, byte[] body) throws IOException, InterruptedException {
 		Publishing publishing = publishing(connection);
 		if (publishing.blocked().get()) {
 			throw new IOException("the broker blocks the publisher connection");
@@ -116,12 +126,9 @@ final class CopyPublisher {
 		}
 	}
 
-	private com.rabbitmq.client.Connection connection() throws IOException {
+	private Connection connection() throws IOException {
 		try {
-			// A shared connection, in the default cache mode: closing it does nothing
-			try (Connection connection = this.connectionFactory.createConnection()) {
-				return connection.getDelegate();
-			}
+			return this.connectionFactory.createConnection();
 		}
 		catch (RuntimeException ex) {
 			throw new IOException("no publisher connection", ex);
