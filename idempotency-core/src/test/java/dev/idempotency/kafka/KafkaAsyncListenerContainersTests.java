@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.config.MethodKafkaListenerEndpoint;
@@ -122,9 +123,13 @@ class KafkaAsyncListenerContainersTests {
 
 	@Test
 	void factoryKeepsItsType() {
-		assertThat(new KafkaAsyncListenerContainers().postProcessAfterInitialization(plainFactory(), "factory"))
-			.isInstanceOf(ConcurrentKafkaListenerContainerFactory.class)
-			.isNotSameAs(plainFactory());
+		ConcurrentKafkaListenerContainerFactory<String, String> factory = plainFactory();
+		Object processed = new KafkaAsyncListenerContainers().postProcessAfterInitialization(factory, "factory");
+		// A proxy of it, not another factory
+		assertThat(processed).isInstanceOf(ConcurrentKafkaListenerContainerFactory.class)
+			.isNotSameAs(factory)
+			.isInstanceOf(Advised.class);
+		assertThat(AopUtils.getTargetClass(processed)).isEqualTo(ConcurrentKafkaListenerContainerFactory.class);
 	}
 
 	@Test
