@@ -1,6 +1,7 @@
 package dev.idempotency.kafka;
 
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -20,7 +21,8 @@ import org.springframework.scheduling.TaskScheduler;
  * also the error handler's retry listener: it learns the record's partition from the
  * failed delivery that spring-kafka reports, on the same consumer thread, just before the
  * back-off. Without it (another retry listener replaced this one) or without a container,
- * the consumer thread sleeps, as spring-kafka's default handler does.
+ * the consumer thread sleeps, as spring-kafka's default handler does; so it does once the
+ * scheduler has shut down.
  */
 final class PartitionPausingBackOffHandler implements BackOffHandler, RetryListener {
 
@@ -60,7 +62,16 @@ final class PartitionPausingBackOffHandler implements BackOffHandler, RetryListe
 		else if (nextBackOff > 0) {
 			// The error handler seeks the partition back to the record, which is fetched
 			// again once the partition is resumed
-			this.pauser.pausePartition(container, partition, Duration.ofMillis(nextBackOff));
+			try {
+				this.pauser.pausePartition(container, partition, Duration.ofMillis(nextBackOff));
+			}
+			catch (RejectedExecutionException ex) {
+				// The scheduler has shut down while this consumer still runs (the context
+				// closed before its container stopped): nothing would resume the
+				// partition, paused already
+				container.resumePartition(partition);
+				this.sleeper.onNextBackOff(container, exception, nextBackOff);
+			}
 		}
 	}
 

@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.config.MethodKafkaListenerEndpoint;
@@ -21,6 +24,8 @@ import org.springframework.kafka.listener.MessageListener;
 import org.springframework.kafka.listener.adapter.AsyncRepliesAware;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.AsyncAnnotationAdvisor;
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -70,6 +75,36 @@ class KafkaAsyncListenerContainersTests {
 		assertThat(listener).isNotInstanceOf(DelegatingMessageListener.class);
 	}
 
+	// @Async adds its advisor before the existing ones: the method returns at once, its
+	// future incomplete, and our wait runs on the executor's thread, where it does not
+	// wait. Taken as synchronous, the container would commit the record before its work
+	// completes
+	@Test
+	void containerOfAListenerWhoseResultAnAdvisorBeforeOursHandsOnIsLeftAlone() {
+		Listener listener = advised(new Listener());
+		((Advised) listener).addAdvisor(0, new AsyncAnnotationAdvisor());
+		Object container = create(factory(), listener, "executed", false).getContainerProperties().getMessageListener();
+		assertThat(((AsyncRepliesAware) container).isAsyncReplies()).isTrue();
+		assertThat(container).isNotInstanceOf(DelegatingMessageListener.class);
+	}
+
+	// A proxy by subclass cannot intercept a final method: its result is not awaited
+	@Test
+	void containerOfAFinalListenerMethodIsLeftAlone() {
+		Object listener = create(factory(), "unadvised", false).getContainerProperties().getMessageListener();
+		assertThat(((AsyncRepliesAware) listener).isAsyncReplies()).isTrue();
+		assertThat(listener).isNotInstanceOf(DelegatingMessageListener.class);
+	}
+
+	// AspectJ auto-proxying puts this interceptor first: it hands the result on as it is
+	@Test
+	void containerOfAListenerWhoseInvocationIsExposedGetsItAsSynchronous() {
+		Listener listener = advised(new Listener());
+		((Advised) listener).addAdvisor(0, ExposeInvocationInterceptor.ADVISOR);
+		Object container = create(factory(), listener, "future", false).getContainerProperties().getMessageListener();
+		assertThat(((AsyncRepliesAware) container).isAsyncReplies()).isFalse();
+	}
+
 	@Test
 	void containerToldToCommitOutOfOrderIsLeftAlone() {
 		ConcurrentKafkaListenerContainerFactory<String, String> factory = factory();
@@ -88,9 +123,13 @@ class KafkaAsyncListenerContainersTests {
 
 	@Test
 	void factoryKeepsItsType() {
-		assertThat(new KafkaAsyncListenerContainers().postProcessAfterInitialization(plainFactory(), "factory"))
-			.isInstanceOf(ConcurrentKafkaListenerContainerFactory.class)
-			.isNotSameAs(plainFactory());
+		ConcurrentKafkaListenerContainerFactory<String, String> factory = plainFactory();
+		Object processed = new KafkaAsyncListenerContainers().postProcessAfterInitialization(factory, "factory");
+		// A proxy of it, not another factory
+		assertThat(processed).isInstanceOf(ConcurrentKafkaListenerContainerFactory.class)
+			.isNotSameAs(factory)
+			.isInstanceOf(Advised.class);
+		assertThat(AopUtils.getTargetClass(processed)).isEqualTo(ConcurrentKafkaListenerContainerFactory.class);
 	}
 
 	@Test
@@ -182,6 +221,17 @@ class KafkaAsyncListenerContainersTests {
 
 		@KafkaListener(topics = "payments")
 		public void value(String payment) {
+		}
+
+		@KafkaListener(topics = "payments")
+		@Async
+		public CompletableFuture<Void> executed(String payment) {
+			return CompletableFuture.completedFuture(null);
+		}
+
+		@KafkaListener(topics = "payments")
+		public final CompletableFuture<Void> unadvised(String payment) {
+			return CompletableFuture.completedFuture(null);
 		}
 
 	}

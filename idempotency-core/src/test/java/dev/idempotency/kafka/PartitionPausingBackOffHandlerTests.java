@@ -63,6 +63,19 @@ class PartitionPausingBackOffHandlerTests {
 		assertThat(this.container.paused).isEmpty();
 	}
 
+	// The context closes while a consumer still runs (its container took longer to stop
+	// than the shutdown phase allows, or it is not a bean): nothing would resume the
+	// partition, and the scheduler's refusal would reach the container
+	@Test
+	void sleepsAndLeavesThePartitionResumedWhenTheSchedulerHasShutDown() {
+		this.scheduler.shutdown();
+		this.handler.failedDelivery(new ConsumerRecord<>("payments", 2, 42, "k", "v"), null, 1);
+		long start = System.nanoTime();
+		this.handler.onNextBackOff(this.container, new IllegalStateException("failed"), 100);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+		assertThat(this.container.resumed).isEqualTo(this.container.paused);
+	}
+
 	private static final class RecordingContainer implements MessageListenerContainer {
 
 		private final List<TopicPartition> paused = new CopyOnWriteArrayList<>();
