@@ -17,7 +17,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.adapter.MessagingMessageListenerAdapter;
 import org.springframework.aop.framework.Advised;
@@ -123,7 +125,9 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	 * </ul>
 	 * A factory that is a proxy already gets the advice added, unless its configuration
 	 * is frozen; one of a class that cannot be proxied by class (final, sealed, or
-	 * refused by CGLIB) is only configured, in place, with a warning.
+	 * refused by CGLIB) is only configured, in place, with a warning, and its
+	 * {@code ContainerCustomizer} wrapped so that the rules stay around an advice chain
+	 * it sets.
 	 * @param <F> the type of the factory
 	 * @param factory the factory
 	 * @return the proxy to use in place of the factory
@@ -154,13 +158,27 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		}
 	}
 
-	// Failing the application's startup would be worse than the rules the proxy adds
-	private static <F> F configuredInPlace(F factory, @Nullable String reason) {
+	// Failing the application's startup would be worse than the rules the proxy adds.
+	// The chain a ContainerCustomizer sets replaces the factory's, and no proxy puts the
+	// rules back around it: the customizer is wrapped to do so
+	private <F extends BaseRabbitListenerContainerFactory<?>> F configuredInPlace(F factory, @Nullable String reason) {
+		if (factory instanceof AbstractRabbitListenerContainerFactory<?> containers) {
+			keepRulesAroundCustomizer(containers);
+		}
 		logger.warn("RabbitMQ listener container factory of " + factory.getClass().getName() + " cannot be proxied ("
 				+ reason + "), so it is only configured: its containers follow the rules"
 				+ " of the advice chain, but their listeners that return a CompletableFuture or Mono are left to"
 				+ " Spring AMQP and copies of keys in progress are requeued at the head of their queue");
 		return factory;
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private void keepRulesAroundCustomizer(AbstractRabbitListenerContainerFactory<?> factory) {
+		ContainerCustomizer<?> customizer = SpringAmqpInternals.containerCustomizer(factory);
+		if (customizer != null && !(customizer instanceof RulesAroundCustomizer)) {
+			((AbstractRabbitListenerContainerFactory) factory)
+				.setContainerCustomizer(new RulesAroundCustomizer<>((ContainerCustomizer) customizer, this));
+		}
 	}
 
 	/**
@@ -242,6 +260,23 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		return !(listener instanceof MessagingMessageListenerAdapter adapter) || !adapter.isAsyncReplies()
 				|| listener instanceof AsyncDecidingListenerAdapter
 				|| SpringAmqpInternals.handlerAdapter(adapter) instanceof DecidingHandlerAdapter;
+	}
+
+	// Runs the application's customizer, then puts the rules around the chain it set (one
+	// without a configurer's advice); the outermost advice is the factory's, which
+	// requeues copies of keys in progress at the head, as the warning says
+	private record RulesAroundCustomizer<C extends AbstractMessageListenerContainer>(ContainerCustomizer<C> delegate,
+			IdempotencyRabbitListenerConfigurer configurer) implements ContainerCustomizer<C> {
+
+		@Override
+		public void configure(C container) {
+			this.delegate.configure(container);
+			Advice[] chain = SpringAmqpInternals.adviceChain(container);
+			if (chain != null && !isConfigured(chain)) {
+				container.setAdviceChain(this.configurer.adviceChain(chain));
+			}
+		}
+
 	}
 
 	/**
