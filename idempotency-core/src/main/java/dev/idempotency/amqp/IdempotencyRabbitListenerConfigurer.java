@@ -184,8 +184,12 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	/**
 	 * Return an advice chain for
 	 * {@link AbstractMessageListenerContainer#setAdviceChain(Advice...)}: the given one
-	 * between this configurer's two advices, or unchanged if it already holds a
-	 * configurer's. Each {@link MethodInterceptor} of it is wrapped so that every
+	 * between this configurer's two advices, or unchanged if it already holds another
+	 * configurer's. A chain that holds this configurer's advices anywhere (a
+	 * {@code ContainerCustomizer} that kept a configured chain and added to it) gets them
+	 * outermost and innermost again, so that no advice it added acts past the rules (a
+	 * retry whose recoverer republishes a message, which would acknowledge a copy of a
+	 * key in progress). Each {@link MethodInterceptor} of it is wrapped so that every
 	 * {@code proceed()} it calls (a retry interceptor calls one per attempt) runs this
 	 * configurer's inner advice again.
 	 * @param chain the container's own advice chain, outermost first
@@ -194,17 +198,25 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	public Advice[] adviceChain(Advice... chain) {
 		Assert.notNull(chain, "'chain' must not be null");
 		Assert.noNullElements(chain, "'chain' must not contain null elements");
-		if (isConfigured(chain)) {
+		// A customizer that kept a configured chain may have added to it past our advice
+		Advice[] own = Arrays.stream(chain).filter((advice) -> !isOwn(advice)).toArray(Advice[]::new);
+		if (isConfigured(own)) {
 			return chain.clone();
 		}
-		Advice[] configured = new Advice[chain.length + 2];
+		Advice[] configured = new Advice[own.length + 2];
 		configured[0] = this.outermost;
-		for (int i = 0; i < chain.length; i++) {
-			configured[i + 1] = (chain[i] instanceof MethodInterceptor interceptor)
-					? new RepeatableProceedInterceptor(interceptor) : chain[i];
+		for (int i = 0; i < own.length; i++) {
+			configured[i + 1] = (own[i] instanceof MethodInterceptor interceptor
+					&& !(interceptor instanceof RepeatableProceedInterceptor))
+							? new RepeatableProceedInterceptor(interceptor) : own[i];
 		}
 		configured[configured.length - 1] = this.innermost;
 		return configured;
+	}
+
+	private boolean isOwn(Advice advice) {
+		return advice == this.innermost
+				|| (advice instanceof FailureDecidingInterceptor deciding && deciding.decidesAs(this.outermost));
 	}
 
 	/**
@@ -262,8 +274,8 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 				|| SpringAmqpInternals.handlerAdapter(adapter) instanceof DecidingHandlerAdapter;
 	}
 
-	// Runs the application's customizer, then puts the rules around the chain it set (one
-	// without a configurer's advice); the outermost advice is the factory's, which
+	// Runs the application's customizer, then puts the rules around the chain it set;
+	// the outermost advice is the factory's, which
 	// requeues copies of keys in progress at the head, as the warning says
 	private record RulesAroundCustomizer<C extends AbstractMessageListenerContainer>(ContainerCustomizer<C> delegate,
 			IdempotencyRabbitListenerConfigurer configurer) implements ContainerCustomizer<C> {
@@ -272,7 +284,7 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		public void configure(C container) {
 			this.delegate.configure(container);
 			Advice[] chain = SpringAmqpInternals.adviceChain(container);
-			if (chain != null && !isConfigured(chain)) {
+			if (chain != null) {
 				container.setAdviceChain(this.configurer.adviceChain(chain));
 			}
 		}
