@@ -39,6 +39,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -62,6 +63,7 @@ import static org.awaitility.Awaitility.await;
 				"spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false",
 				"logging.level.dev.idempotency.amqp=debug" })
+@DirtiesContext
 class RabbitAsyncRequeueThreadsTests {
 
 	private static final String QUEUES = "idempotency-requeue-threads-" + UUID.randomUUID();

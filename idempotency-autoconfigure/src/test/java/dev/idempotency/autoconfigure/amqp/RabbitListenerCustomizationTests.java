@@ -47,6 +47,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.util.ReflectionUtils;
@@ -69,6 +70,7 @@ import static org.awaitility.Awaitility.await;
 				"idempotency.messaging.in-progress-retry.max-interval=200ms",
 				"spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false" })
+@DirtiesContext
 class RabbitListenerCustomizationTests {
 
 	private static final String QUEUES = "idempotency-customization-" + UUID.randomUUID();

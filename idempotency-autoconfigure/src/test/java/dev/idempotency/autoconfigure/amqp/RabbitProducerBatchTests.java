@@ -35,6 +35,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -55,6 +56,7 @@ import static org.awaitility.Awaitility.await;
 				"idempotency.messaging.in-progress-retry.max-interval=200ms",
 				"spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false" })
+@DirtiesContext
 class RabbitProducerBatchTests {
 
 	private static final String QUEUES = "idempotency-batch-" + UUID.randomUUID();

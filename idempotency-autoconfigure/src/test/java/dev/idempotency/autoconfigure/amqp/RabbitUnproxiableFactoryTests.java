@@ -29,6 +29,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -45,6 +46,7 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = RabbitUnproxiableFactoryTests.TestApplication.class, webEnvironment = WebEnvironment.NONE,
 		properties = { "idempotency.store=redis", "spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false" })
+@DirtiesContext
 class RabbitUnproxiableFactoryTests {
 
 	private static final String QUEUES = "idempotency-sealed-" + UUID.randomUUID();
