@@ -78,6 +78,16 @@ final class FailureDecidingInterceptor implements MethodInterceptor {
 				new TailRequeue(container, publishers, this.log));
 	}
 
+	/**
+	 * Return whether this interceptor is the given one or one made
+	 * {@linkplain #forContainer for a container} from it.
+	 * @param other the interceptor
+	 * @return whether both decide on what the same innermost advice captured
+	 */
+	boolean decidesAs(FailureDecidingInterceptor other) {
+		return this.captured == other.captured;
+	}
+
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		@Nullable Object[] arguments = invocation.getArguments();

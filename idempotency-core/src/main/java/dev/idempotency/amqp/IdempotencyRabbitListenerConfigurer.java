@@ -17,7 +17,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.adapter.MessagingMessageListenerAdapter;
 import org.springframework.aop.framework.Advised;
@@ -125,7 +127,9 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	 * </ul>
 	 * A factory that is a proxy already gets the advice added, unless its configuration
 	 * is frozen; one of a class that cannot be proxied by class (final, sealed, or
-	 * refused by CGLIB) is only configured, in place, with a warning.
+	 * refused by CGLIB) is only configured, in place, with a warning, and its
+	 * {@code ContainerCustomizer} wrapped so that the rules stay around an advice chain
+	 * it sets.
 	 * @param <F> the type of the factory
 	 * @param factory the factory
 	 * @return the proxy to use in place of the factory
@@ -156,8 +160,13 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		}
 	}
 
-	// Failing the application's startup would be worse than the rules the proxy adds
-	private static <F> F configuredInPlace(F factory, @Nullable String reason) {
+	// Failing the application's startup would be worse than the rules the proxy adds.
+	// The chain a ContainerCustomizer sets replaces the factory's, and no proxy puts the
+	// rules back around it: the customizer is wrapped to do so
+	private <F extends BaseRabbitListenerContainerFactory<?>> F configuredInPlace(F factory, @Nullable String reason) {
+		if (factory instanceof AbstractRabbitListenerContainerFactory<?> containers) {
+			keepRulesAroundCustomizer(containers);
+		}
 		logger.warn("RabbitMQ listener container factory of " + factory.getClass().getName() + " cannot be proxied ("
 				+ reason + "), so it is only configured: its containers follow the rules"
 				+ " of the advice chain, but their listeners that return a CompletableFuture or Mono are left to"
@@ -165,11 +174,24 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		return factory;
 	}
 
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private void keepRulesAroundCustomizer(AbstractRabbitListenerContainerFactory<?> factory) {
+		ContainerCustomizer<?> customizer = SpringAmqpInternals.containerCustomizer(factory);
+		if (customizer != null && !(customizer instanceof RulesAroundCustomizer)) {
+			((AbstractRabbitListenerContainerFactory) factory)
+				.setContainerCustomizer(new RulesAroundCustomizer<>((ContainerCustomizer) customizer, this));
+		}
+	}
+
 	/**
 	 * Return an advice chain for
 	 * {@link AbstractMessageListenerContainer#setAdviceChain(Advice...)}: the given one
-	 * between this configurer's two advices, or unchanged if it already holds a
-	 * configurer's. Each {@link MethodInterceptor} of it is wrapped so that every
+	 * between this configurer's two advices, or unchanged if it already holds another
+	 * configurer's. A chain that holds this configurer's advices anywhere (a
+	 * {@code ContainerCustomizer} that kept a configured chain and added to it) gets them
+	 * outermost and innermost again, so that no advice it added acts past the rules (a
+	 * retry whose recoverer republishes a message, which would acknowledge a copy of a
+	 * key in progress). Each {@link MethodInterceptor} of it is wrapped so that every
 	 * {@code proceed()} it calls (a retry interceptor calls one per attempt) runs this
 	 * configurer's inner advice again.
 	 * @param chain the container's own advice chain, outermost first
@@ -178,17 +200,25 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	public Advice[] adviceChain(Advice... chain) {
 		Assert.notNull(chain, "'chain' must not be null");
 		Assert.noNullElements(chain, "'chain' must not contain null elements");
-		if (isConfigured(chain)) {
+		// A customizer that kept a configured chain may have added to it past our advice
+		Advice[] own = Arrays.stream(chain).filter((advice) -> !isOwn(advice)).toArray(Advice[]::new);
+		if (isConfigured(own)) {
 			return chain.clone();
 		}
-		Advice[] configured = new Advice[chain.length + 2];
+		Advice[] configured = new Advice[own.length + 2];
 		configured[0] = this.outermost;
-		for (int i = 0; i < chain.length; i++) {
-			configured[i + 1] = (chain[i] instanceof MethodInterceptor interceptor)
-					? new RepeatableProceedInterceptor(interceptor) : chain[i];
+		for (int i = 0; i < own.length; i++) {
+			configured[i + 1] = (own[i] instanceof MethodInterceptor interceptor
+					&& !(interceptor instanceof RepeatableProceedInterceptor))
+							? new RepeatableProceedInterceptor(interceptor) : own[i];
 		}
 		configured[configured.length - 1] = this.innermost;
 		return configured;
+	}
+
+	private boolean isOwn(Advice advice) {
+		return advice == this.innermost
+				|| (advice instanceof FailureDecidingInterceptor deciding && deciding.decidesAs(this.outermost));
 	}
 
 	/**
@@ -244,6 +274,23 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		return !(listener instanceof MessagingMessageListenerAdapter adapter) || !adapter.isAsyncReplies()
 				|| listener instanceof AsyncDecidingListenerAdapter
 				|| SpringAmqpInternals.handlerAdapter(adapter) instanceof DecidingHandlerAdapter;
+	}
+
+	// Runs the application's customizer, then puts the rules around the chain it set;
+	// the outermost advice is the factory's, which
+	// requeues copies of keys in progress at the head, as the warning says
+	private record RulesAroundCustomizer<C extends AbstractMessageListenerContainer>(ContainerCustomizer<C> delegate,
+			IdempotencyRabbitListenerConfigurer configurer) implements ContainerCustomizer<C> {
+
+		@Override
+		public void configure(C container) {
+			this.delegate.configure(container);
+			Advice[] chain = SpringAmqpInternals.adviceChain(container);
+			if (chain != null) {
+				container.setAdviceChain(this.configurer.adviceChain(chain));
+			}
+		}
+
 	}
 
 	/**

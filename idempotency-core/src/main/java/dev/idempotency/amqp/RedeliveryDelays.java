@@ -97,8 +97,9 @@ final class RedeliveryDelays {
 			return 0;
 		}
 		Map<String, @Nullable Object> headers = message.getMessageProperties().getHeaders();
+		// A header a producer set to what is no count does not hide the broker's
 		Object count = headers.get(REQUEUES);
-		return count((count != null) ? count : headers.get(DELIVERY_COUNT));
+		return count(isCount(count) ? count : headers.get(DELIVERY_COUNT));
 	}
 
 	// A store failure requeues at the head, which only the broker counts: a copy once
@@ -109,6 +110,10 @@ final class RedeliveryDelays {
 		}
 		Map<String, @Nullable Object> headers = message.getMessageProperties().getHeaders();
 		return Math.max(count(headers.get(REQUEUES)), count(headers.get(DELIVERY_COUNT)));
+	}
+
+	private static boolean isCount(@Nullable Object count) {
+		return count instanceof Number number && number.longValue() >= 0;
 	}
 
 	private static int count(@Nullable Object count) {

@@ -1,10 +1,12 @@
 package dev.idempotency.amqp;
 
 import java.time.Duration;
-import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,6 +23,8 @@ final class RequeueScheduler implements AutoCloseable {
 	private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
 
 	private final ScheduledThreadPoolExecutor executor;
+
+	private final Set<Waiting> waiting = ConcurrentHashMap.newKeySet();
 
 	RequeueScheduler() {
 		AtomicInteger threads = new AtomicInteger();
@@ -39,12 +43,14 @@ final class RequeueScheduler implements AutoCloseable {
 	 * @param settle what settles it
 	 */
 	void schedule(Duration delay, Runnable settle) {
+		Waiting waiting = new Waiting(settle);
+		this.waiting.add(waiting);
 		try {
-			this.executor.schedule(settle, delay.toMillis(), TimeUnit.MILLISECONDS);
+			this.executor.schedule(waiting, delay.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			// Closed: settle at once, as a stopping container does
-			settle.run();
+			waiting.run();
 		}
 	}
 
@@ -54,8 +60,32 @@ final class RequeueScheduler implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		List<Runnable> waiting = this.executor.shutdownNow();
-		waiting.forEach(Runnable::run);
+		// The tasks shutdownNow() returns are cancelled once the executor stopped:
+		// running
+		// them does nothing, so the messages are settled by what this class kept of them
+		this.executor.shutdownNow();
+		this.waiting.forEach(Waiting::run);
+	}
+
+	// A settlement that runs once, whether on its thread after the back-off or at close
+	private final class Waiting implements Runnable {
+
+		private final Runnable settle;
+
+		private final AtomicBoolean started = new AtomicBoolean();
+
+		Waiting(Runnable settle) {
+			this.settle = settle;
+		}
+
+		@Override
+		public void run() {
+			if (this.started.compareAndSet(false, true)) {
+				RequeueScheduler.this.waiting.remove(this);
+				this.settle.run();
+			}
+		}
+
 	}
 
 }

@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.listener.adapter.HandlerAdapter;
 import org.springframework.amqp.rabbit.batch.BatchingStrategy;
+import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
 import org.springframework.amqp.rabbit.listener.adapter.MessagingMessageListenerAdapter;
@@ -17,10 +19,11 @@ import org.springframework.util.ReflectionUtils;
 /**
  * What Spring AMQP keeps without a public getter, read by reflection: a container's
  * advice chain and batching strategy once its factory and {@code ContainerCustomizer}
- * have set them, the {@code AdapterProvider} an endpoint was given and the handler of the
- * adapter it made, so that the starter adds to what the application configured instead of
- * replacing it. Where a later Spring AMQP no longer has the member, each answers as if
- * the application had set nothing.
+ * have set them, the {@code ContainerCustomizer} of a factory that cannot be proxied, the
+ * {@code AdapterProvider} an endpoint was given and the handler of the adapter it made,
+ * so that the starter adds to what the application configured instead of replacing it.
+ * Where a later Spring AMQP no longer has the member, each answers as if the application
+ * had set nothing.
  */
 final class SpringAmqpInternals {
 
@@ -39,6 +42,9 @@ final class SpringAmqpInternals {
 	private static final @Nullable Field HANDLER_METHOD = accessible(
 			ReflectionUtils.findField(HandlerAdapter.class, "invokerHandlerMethod"));
 
+	private static final @Nullable Field CONTAINER_CUSTOMIZER = accessible(
+			ReflectionUtils.findField(AbstractRabbitListenerContainerFactory.class, "containerCustomizer"));
+
 	private SpringAmqpInternals() {
 	}
 
@@ -54,6 +60,12 @@ final class SpringAmqpInternals {
 	static @Nullable HandlerAdapter handlerAdapter(MessagingMessageListenerAdapter adapter) {
 		return (HANDLER_ADAPTER != null) ? (HandlerAdapter) ReflectionUtils.invokeMethod(HANDLER_ADAPTER, adapter)
 				: null;
+	}
+
+	// Null where the factory has none, or where it cannot be read
+	static @Nullable ContainerCustomizer<?> containerCustomizer(AbstractRabbitListenerContainerFactory<?> factory) {
+		return (CONTAINER_CUSTOMIZER != null)
+				? (ContainerCustomizer<?>) ReflectionUtils.getField(CONTAINER_CUSTOMIZER, factory) : null;
 	}
 
 	// Null for the handler of several methods (a class-level @RabbitListener's)

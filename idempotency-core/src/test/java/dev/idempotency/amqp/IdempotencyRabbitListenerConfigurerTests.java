@@ -203,6 +203,30 @@ class IdempotencyRabbitListenerConfigurerTests {
 	}
 
 	@Test
+	void adviceAddedPastTheRulesOfAConfiguredChainIsPutBetweenThemAgain() {
+		MethodInterceptor tracing = (invocation) -> invocation.proceed();
+		MethodInterceptor retry = (invocation) -> invocation.proceed();
+		Advice[] configured = this.configurer.adviceChain(tracing);
+		List<Advice> extended = new ArrayList<>(List.of(retry));
+		extended.addAll(List.of(configured));
+		extended.add(retry);
+		Advice[] chain = this.configurer.adviceChain(extended.toArray(new Advice[0]));
+		assertThat(chain).hasSize(5);
+		assertThat(chain[0]).isSameAs(configured[0]);
+		assertThat(chain[2]).isSameAs(configured[1]);
+		assertThat(chain[4]).isSameAs(configured[2]);
+		assertThat(chain[1]).isInstanceOf(RepeatableProceedInterceptor.class);
+		assertThat(((RepeatableProceedInterceptor) chain[1]).delegate()).isSameAs(retry);
+		assertThat(((RepeatableProceedInterceptor) chain[3]).delegate()).isSameAs(retry);
+		assertThat(this.configurer.adviceChain(chain)).containsExactly(chain);
+		try (IdempotencyRabbitListenerConfigurer other = new IdempotencyRabbitListenerConfigurer(
+				new InProgressBackOff(Duration.ofMillis(10), 1, Duration.ofMillis(10)))) {
+			Advice[] others = other.adviceChain(tracing);
+			assertThat(this.configurer.adviceChain(others)).containsExactly(others);
+		}
+	}
+
+	@Test
 	void badArgumentsAreRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new IdempotencyRabbitListenerConfigurer(null))
 			.withMessage("'backOff' must not be null");

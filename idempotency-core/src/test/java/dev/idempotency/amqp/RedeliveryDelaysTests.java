@@ -34,6 +34,15 @@ class RedeliveryDelaysTests {
 	}
 
 	@Test
+	void requeuesHeaderThatIsNoCountLeavesTheQuorumQueuesDeliveryCount() {
+		for (Object forged : new Object[] { "many", -7, Boolean.TRUE }) {
+			Message message = message(RedeliveryDelays.REQUEUES, forged);
+			message.getMessageProperties().setHeader(RedeliveryDelays.DELIVERY_COUNT, 3L);
+			assertThat(this.delays.next(inProgress("forged-" + forged), message)).isEqualTo(Duration.ofMillis(800));
+		}
+	}
+
+	@Test
 	void keysCountHereWinsOverAMessageThatCarriesLess() {
 		for (int i = 0; i < 3; i++) {
 			this.delays.next(inProgress("d"), null);

@@ -63,8 +63,6 @@ import static org.awaitility.Awaitility.await;
 				"spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false",
 				"logging.level.dev.idempotency.amqp=debug" })
-// Its broker connections and consumers would otherwise keep running, and take CPU from
-// the test classes after it
 @DirtiesContext
 class RabbitAsyncRequeueThreadsTests {
 

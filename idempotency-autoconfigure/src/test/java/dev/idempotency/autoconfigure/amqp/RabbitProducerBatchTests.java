@@ -56,8 +56,6 @@ import static org.awaitility.Awaitility.await;
 				"idempotency.messaging.in-progress-retry.max-interval=200ms",
 				"spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false" })
-// Its broker connections and consumers would otherwise keep running, and take CPU from
-// the test classes after it
 @DirtiesContext
 class RabbitProducerBatchTests {
 

@@ -46,8 +46,6 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = RabbitUnproxiableFactoryTests.TestApplication.class, webEnvironment = WebEnvironment.NONE,
 		properties = { "idempotency.store=redis", "spring.rabbitmq.listener.simple.prefetch=1",
 				"spring.rabbitmq.listener.simple.default-requeue-rejected=false" })
-// Its broker connections and consumers would otherwise keep running, and take CPU from
-// the test classes after it
 @DirtiesContext
 class RabbitUnproxiableFactoryTests {
 
