@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -188,11 +187,11 @@ class RabbitAsyncListenerTests {
 
 	static class Work {
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+		private final Counts deliveries = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
@@ -205,7 +204,7 @@ class RabbitAsyncListenerTests {
 		@Idempotent(name = "rabbit.async", key = "#event.id", payload = "#event")
 		public CompletableFuture<String> charge(Event event) {
 			return CompletableFuture.supplyAsync(() -> {
-				count(this.effects, event.id());
+				this.effects.add(event.id());
 				CountDownLatch latch = this.held.get(event.id());
 				if (latch != null) {
 					await(latch);
@@ -217,7 +216,7 @@ class RabbitAsyncListenerTests {
 		@Idempotent(name = "rabbit.mono", key = "#event.id", payload = "#event")
 		public Mono<String> chargeMono(Event event) {
 			return Mono.fromCallable(() -> {
-				count(this.effects, event.id());
+				this.effects.add(event.id());
 				CountDownLatch latch = this.held.get(event.id());
 				if (latch != null) {
 					await(latch);
@@ -236,12 +235,8 @@ class RabbitAsyncListenerTests {
 			}
 		}
 
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
-		}
-
 		void countDelivery(String id, Message message) {
-			count(this.deliveries, id);
+			this.deliveries.add(id);
 			if (message.getMessageProperties().getHeaders().containsKey("x-idempotency-requeues")) {
 				this.requeuedToTail.add(id);
 			}
@@ -252,24 +247,19 @@ class RabbitAsyncListenerTests {
 		}
 
 		void countCompletion(String id) {
-			count(this.completed, id);
+			this.completed.add(id);
 		}
 
 		int effects(String id) {
-			return get(this.effects, id);
+			return this.effects.get(id);
 		}
 
 		int deliveries(String id) {
-			return get(this.deliveries, id);
+			return this.deliveries.get(id);
 		}
 
 		int completed(String id) {
-			return get(this.completed, id);
-		}
-
-		private static int get(Map<String, AtomicInteger> counts, String id) {
-			AtomicInteger count = counts.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.completed.get(id);
 		}
 
 	}

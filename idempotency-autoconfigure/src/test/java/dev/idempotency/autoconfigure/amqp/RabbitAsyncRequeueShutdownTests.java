@@ -11,7 +11,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -143,11 +142,11 @@ class RabbitAsyncRequeueShutdownTests {
 
 		private final ExecutorService executor = Executors.newCachedThreadPool();
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> failed = new ConcurrentHashMap<>();
+		private final Counts failed = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
@@ -158,7 +157,7 @@ class RabbitAsyncRequeueShutdownTests {
 		@Idempotent(name = "rabbit.requeue-shutdown", key = "#event.id")
 		public CompletableFuture<String> charge(Event event) {
 			return CompletableFuture.supplyAsync(() -> {
-				count(this.effects, event.id());
+				this.effects.add(event.id());
 				CountDownLatch latch = this.held.get(event.id());
 				if (latch != null) {
 					try {
@@ -177,30 +176,23 @@ class RabbitAsyncRequeueShutdownTests {
 		}
 
 		void completedOne(String id) {
-			count(this.completed, id);
+			this.completed.add(id);
 		}
 
 		int completed(String id) {
-			AtomicInteger count = this.completed.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.completed.get(id);
 		}
 
 		void failedOne(String id) {
-			count(this.failed, id);
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+			this.failed.add(id);
 		}
 
 		int effects(String id) {
-			AtomicInteger count = this.effects.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.effects.get(id);
 		}
 
 		int failed(String id) {
-			AtomicInteger count = this.failed.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.failed.get(id);
 		}
 
 	}

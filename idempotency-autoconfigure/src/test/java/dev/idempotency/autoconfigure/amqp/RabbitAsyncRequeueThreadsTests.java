@@ -13,7 +13,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Consumer;
@@ -222,11 +221,11 @@ class RabbitAsyncRequeueThreadsTests {
 		// Not the common pool, which the test keeps busy
 		private final ExecutorService executor = Executors.newCachedThreadPool();
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+		private final Counts deliveries = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
@@ -237,7 +236,7 @@ class RabbitAsyncRequeueThreadsTests {
 		@Idempotent(name = "rabbit.requeue-threads", key = "#event.id")
 		public CompletableFuture<String> charge(Event event) {
 			return CompletableFuture.supplyAsync(() -> {
-				count(this.effects, event.id());
+				this.effects.add(event.id());
 				CountDownLatch latch = this.held.get(event.id());
 				if (latch != null) {
 					awaitQuietly(latch);
@@ -247,32 +246,23 @@ class RabbitAsyncRequeueThreadsTests {
 		}
 
 		void delivered(String id) {
-			count(this.deliveries, id);
+			this.deliveries.add(id);
 		}
 
 		void completedOne(String id) {
-			count(this.completed, id);
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+			this.completed.add(id);
 		}
 
 		int effects(String id) {
-			return get(this.effects, id);
+			return this.effects.get(id);
 		}
 
 		int deliveries(String id) {
-			return get(this.deliveries, id);
+			return this.deliveries.get(id);
 		}
 
 		int completed(String id) {
-			return get(this.completed, id);
-		}
-
-		private static int get(Map<String, AtomicInteger> counts, String id) {
-			AtomicInteger count = counts.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.completed.get(id);
 		}
 
 	}

@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -159,11 +158,11 @@ class RabbitBlockedBeforeFirstCopyTests {
 
 	static class Work {
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+		private final Counts deliveries = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
@@ -173,7 +172,7 @@ class RabbitBlockedBeforeFirstCopyTests {
 
 		@Idempotent(name = "rabbit.blocked", key = "#id")
 		public String charge(String id) {
-			count(this.effects, id);
+			this.effects.add(id);
 			CountDownLatch latch = this.held.get(id);
 			try {
 				assertThat(latch.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -187,32 +186,23 @@ class RabbitBlockedBeforeFirstCopyTests {
 
 		// Methods, not fields: this bean is a proxy
 		void delivered(String id) {
-			count(this.deliveries, id);
+			this.deliveries.add(id);
 		}
 
 		void completed(String id) {
-			count(this.completed, id);
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
-		}
-
-		private static int get(Map<String, AtomicInteger> counts, String id) {
-			AtomicInteger count = counts.get(id);
-			return (count != null) ? count.get() : 0;
+			this.completed.add(id);
 		}
 
 		int effects(String id) {
-			return get(this.effects, id);
+			return this.effects.get(id);
 		}
 
 		int deliveries(String id) {
-			return get(this.deliveries, id);
+			return this.deliveries.get(id);
 		}
 
 		int completions(String id) {
-			return get(this.completed, id);
+			return this.completed.get(id);
 		}
 
 	}

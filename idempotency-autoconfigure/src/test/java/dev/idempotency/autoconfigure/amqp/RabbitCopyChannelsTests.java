@@ -6,7 +6,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -174,9 +173,9 @@ class RabbitCopyChannelsTests {
 
 	static class Work {
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+		private final Counts deliveries = new Counts();
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
@@ -186,7 +185,7 @@ class RabbitCopyChannelsTests {
 
 		@Idempotent(name = "rabbit.copy-channels", key = "#id")
 		public String charge(String id) {
-			count(this.effects, id);
+			this.effects.add(id);
 			CountDownLatch latch = this.held.get(id);
 			try {
 				assertThat(latch.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -200,21 +199,15 @@ class RabbitCopyChannelsTests {
 
 		// Methods, not fields: this bean is a proxy
 		void delivered(String queue) {
-			count(this.deliveries, queue);
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+			this.deliveries.add(queue);
 		}
 
 		int effects(String id) {
-			AtomicInteger count = this.effects.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.effects.get(id);
 		}
 
 		int deliveries(String queue) {
-			AtomicInteger count = this.deliveries.get(queue);
-			return (count != null) ? count.get() : 0;
+			return this.deliveries.get(queue);
 		}
 
 	}

@@ -10,7 +10,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -179,11 +178,11 @@ class RabbitCustomizerChainOrderTests {
 
 	static class Work {
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+		private final Counts attempts = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
@@ -199,7 +198,7 @@ class RabbitCustomizerChainOrderTests {
 
 		@Idempotent(name = "rabbit.chain-order", key = "#event.id", payload = "#event")
 		public String charge(Event event) {
-			count(this.effects, event.id());
+			this.effects.add(event.id());
 			CountDownLatch latch = this.held.get(event.id());
 			if (latch != null) {
 				try {
@@ -214,35 +213,26 @@ class RabbitCustomizerChainOrderTests {
 		}
 
 		void attempted(String id) {
-			count(this.attempts, id);
+			this.attempts.add(id);
 			if (this.failAlways.containsKey(id)) {
 				throw new IllegalStateException("A failure of the listener's own");
 			}
 		}
 
 		void completedOne(String id) {
-			count(this.completed, id);
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+			this.completed.add(id);
 		}
 
 		int effects(String id) {
-			return get(this.effects, id);
+			return this.effects.get(id);
 		}
 
 		int attempts(String id) {
-			return get(this.attempts, id);
+			return this.attempts.get(id);
 		}
 
 		int completed(String id) {
-			return get(this.completed, id);
-		}
-
-		private static int get(Map<String, AtomicInteger> counts, String id) {
-			AtomicInteger count = counts.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.completed.get(id);
 		}
 
 	}

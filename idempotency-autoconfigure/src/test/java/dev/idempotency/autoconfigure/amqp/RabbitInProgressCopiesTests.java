@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import com.rabbitmq.client.Channel;
@@ -275,11 +274,11 @@ class RabbitInProgressCopiesTests {
 
 	static class Work {
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+		private final Counts deliveries = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final Map<String, List<MessageProperties>> received = new ConcurrentHashMap<>();
 
@@ -291,7 +290,7 @@ class RabbitInProgressCopiesTests {
 
 		@Idempotent(name = "rabbit.copies", key = "#event.id")
 		public String charge(Event event) {
-			count(this.effects, event.id());
+			this.effects.add(event.id());
 			CountDownLatch latch = this.held.get(event.id());
 			if (latch != null) {
 				try {
@@ -319,38 +318,29 @@ class RabbitInProgressCopiesTests {
 		}
 
 		void delivered(Event event, Message message) {
-			count(this.deliveries, event.id());
+			this.deliveries.add(event.id());
 			this.received.computeIfAbsent(event.id(), (k) -> new CopyOnWriteArrayList<>())
 				.add(message.getMessageProperties());
 		}
 
 		void completed(Event event) {
-			count(this.completed, event.id());
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+			this.completed.add(event.id());
 		}
 
 		int effects(String id) {
-			return get(this.effects, id);
+			return this.effects.get(id);
 		}
 
 		int deliveries(String id) {
-			return get(this.deliveries, id);
+			return this.deliveries.get(id);
 		}
 
 		int completed(String id) {
-			return get(this.completed, id);
+			return this.completed.get(id);
 		}
 
 		List<MessageProperties> received(String id) {
 			return this.received.getOrDefault(id, List.of());
-		}
-
-		private static int get(Map<String, AtomicInteger> counts, String id) {
-			AtomicInteger count = counts.get(id);
-			return (count != null) ? count.get() : 0;
 		}
 
 	}

@@ -249,16 +249,14 @@ class RabbitListenerCustomizationTests {
 	// The application's advice: traces each message and retries its transient failures
 	static class TracingRetry implements MethodInterceptor {
 
-		private final Map<String, AtomicInteger> traced = new ConcurrentHashMap<>();
+		private final Counts traced = new Counts();
 
 		@Override
 		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 			Object data = invocation.getArguments()[1];
 			if (data instanceof Message message) {
 				String body = new String(message.getBody(), StandardCharsets.UTF_8);
-				this.traced
-					.computeIfAbsent(body.replaceAll(".*\"id\":\"([^\"]+)\".*", "$1"), (k) -> new AtomicInteger())
-					.incrementAndGet();
+				this.traced.add(body.replaceAll(".*\"id\":\"([^\"]+)\".*", "$1"));
 			}
 			for (int attempt = 1;; attempt++) {
 				try {
@@ -273,8 +271,7 @@ class RabbitListenerCustomizationTests {
 		}
 
 		int traced(String id) {
-			AtomicInteger count = this.traced.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.traced.get(id);
 		}
 
 	}
@@ -310,11 +307,11 @@ class RabbitListenerCustomizationTests {
 		// Not the common pool: a held call would take its only thread on two cores
 		private final ExecutorService executor = Executors.newCachedThreadPool();
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+		private final Counts attempts = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
@@ -332,7 +329,7 @@ class RabbitListenerCustomizationTests {
 
 		@Idempotent(name = "rabbit.customization", key = "#event.id", payload = "#event")
 		public String charge(Event event) {
-			count(this.effects, event.id());
+			this.effects.add(event.id());
 			CountDownLatch latch = this.held.get(event.id());
 			if (latch != null) {
 				try {
@@ -352,7 +349,7 @@ class RabbitListenerCustomizationTests {
 		}
 
 		void attempted(Event event, Message message) {
-			count(this.attempts, event.id());
+			this.attempts.add(event.id());
 			if (message.getMessageProperties().getHeaders().containsKey("x-idempotency-requeues")) {
 				this.requeuedToTail.put(event.id(), true);
 			}
@@ -362,32 +359,23 @@ class RabbitListenerCustomizationTests {
 		}
 
 		void completedOne(String id) {
-			count(this.completed, id);
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+			this.completed.add(id);
 		}
 
 		int effects(String id) {
-			return get(this.effects, id);
+			return this.effects.get(id);
 		}
 
 		int attempts(String id) {
-			return get(this.attempts, id);
+			return this.attempts.get(id);
 		}
 
 		int completed(String id) {
-			return get(this.completed, id);
+			return this.completed.get(id);
 		}
 
 		boolean requeuedToTail(String id) {
 			return this.requeuedToTail.containsKey(id);
-		}
-
-		private static int get(Map<String, AtomicInteger> counts, String id) {
-			AtomicInteger count = counts.get(id);
-			return (count != null) ? count.get() : 0;
 		}
 
 	}

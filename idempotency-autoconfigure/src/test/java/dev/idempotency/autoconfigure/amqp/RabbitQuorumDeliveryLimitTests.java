@@ -2,10 +2,8 @@ package dev.idempotency.autoconfigure.amqp;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -177,24 +175,24 @@ class RabbitQuorumDeliveryLimitTests {
 
 		private final ExecutorService executor = Executors.newCachedThreadPool();
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+		private final Counts deliveries = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final AtomicInteger others = new AtomicInteger();
 
 		@Idempotent(name = "rabbit.quorum", key = "#event.id")
 		public String charge(Event event) {
-			count(this.effects, event.id());
+			this.effects.add(event.id());
 			return "receipt-" + event.id();
 		}
 
 		@Idempotent(name = "rabbit.quorum-async", key = "#event.id")
 		public CompletableFuture<String> chargeAsync(Event event) {
 			return CompletableFuture.supplyAsync(() -> {
-				count(this.effects, event.id());
+				this.effects.add(event.id());
 				return "receipt-" + event.id();
 			}, this.executor);
 		}
@@ -212,36 +210,27 @@ class RabbitQuorumDeliveryLimitTests {
 		}
 
 		void delivered(String id) {
-			count(this.deliveries, id);
+			this.deliveries.add(id);
 		}
 
 		void completedOne(String id) {
-			count(this.completed, id);
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+			this.completed.add(id);
 		}
 
 		int effects(String id) {
-			return get(this.effects, id);
+			return this.effects.get(id);
 		}
 
 		int deliveries(String id) {
-			return get(this.deliveries, id);
+			return this.deliveries.get(id);
 		}
 
 		int completed(String id) {
-			return get(this.completed, id);
+			return this.completed.get(id);
 		}
 
 		int handledOthers() {
 			return this.others.get();
-		}
-
-		private static int get(Map<String, AtomicInteger> counts, String id) {
-			AtomicInteger count = counts.get(id);
-			return (count != null) ? count.get() : 0;
 		}
 
 	}

@@ -184,11 +184,11 @@ class RabbitUnproxiableFactoryCustomizerTests {
 
 	static class Work {
 
-		private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+		private final Counts effects = new Counts();
 
-		private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+		private final Counts attempts = new Counts();
 
-		private final Map<String, AtomicInteger> completed = new ConcurrentHashMap<>();
+		private final Counts completed = new Counts();
 
 		private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
@@ -198,7 +198,7 @@ class RabbitUnproxiableFactoryCustomizerTests {
 
 		@Idempotent(name = "rabbit.sealed-customized", key = "#event.id", payload = "#event")
 		public String charge(Event event) {
-			count(this.effects, event.id());
+			this.effects.add(event.id());
 			CountDownLatch latch = this.held.get(event.id());
 			if (latch != null) {
 				try {
@@ -213,32 +213,23 @@ class RabbitUnproxiableFactoryCustomizerTests {
 		}
 
 		void attempted(String id) {
-			count(this.attempts, id);
+			this.attempts.add(id);
 		}
 
 		void completedOne(String id) {
-			count(this.completed, id);
-		}
-
-		private static void count(Map<String, AtomicInteger> counts, String id) {
-			counts.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
+			this.completed.add(id);
 		}
 
 		int effects(String id) {
-			return get(this.effects, id);
+			return this.effects.get(id);
 		}
 
 		int attempts(String id) {
-			return get(this.attempts, id);
+			return this.attempts.get(id);
 		}
 
 		int completed(String id) {
-			return get(this.completed, id);
-		}
-
-		private static int get(Map<String, AtomicInteger> counts, String id) {
-			AtomicInteger count = counts.get(id);
-			return (count != null) ? count.get() : 0;
+			return this.completed.get(id);
 		}
 
 	}
