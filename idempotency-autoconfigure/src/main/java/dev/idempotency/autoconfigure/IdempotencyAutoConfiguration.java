@@ -18,8 +18,7 @@ import dev.idempotency.engine.IdempotencyListener;
 import dev.idempotency.engine.IdempotencyObserver;
 import dev.idempotency.engine.IdempotencyShutdownLifecycle;
 import dev.idempotency.store.IdempotencyStore;
-import dev.idempotency.web.RequestBinding;
-import dev.idempotency.web.ResponseEntityResultCodec;
+import dev.idempotency.aop.RequestBinding;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -124,9 +123,10 @@ public final class IdempotencyAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static IdempotentOperationSource idempotentOperationSource(IdempotencyDefaults defaults,
 			IdempotencyProperties properties, ObjectProvider<ResultCodec> codec, ConfigurableBeanFactory beanFactory) {
-		ResultCodec codecs = ResponseEntityResultCodec.wrap(new DeferredResultCodec(codec),
-				ReplayedHeaders.of(properties.getHttp()), properties.getHttp().isReplayServerErrors());
-		return new IdempotentOperationSource(defaults, codecs, new EmbeddedValueResolver(beanFactory));
+		// So that a request handler's ResponseEntity replays with its status and headers
+		ResultCodec codecs = RequestHandlerSupport.codec(new DeferredResultCodec(codec), properties.getHttp());
+		return new IdempotentOperationSource(defaults, codecs, new EmbeddedValueResolver(beanFactory),
+				RequestHandlerSupport.handlerMethods());
 	}
 
 	// Annotated methods are resolved while their beans are proxied: all of them are known

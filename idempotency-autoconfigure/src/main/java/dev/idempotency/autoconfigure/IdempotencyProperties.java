@@ -10,10 +10,6 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.engine.StoreFailurePolicy;
 import dev.idempotency.messaging.InProgressBackOff;
-import dev.idempotency.web.IdempotencyProblems;
-import dev.idempotency.web.KeyScope;
-import dev.idempotency.web.RequestKeys;
-import dev.idempotency.web.ResponseEntityResultCodec;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -475,7 +471,7 @@ public class IdempotencyProperties implements Validator {
 		 * Name of the request header that carries the idempotency key of a request
 		 * handler whose @Idempotent omits the key.
 		 */
-		private String keyHeader = IdempotencyProblems.KEY_HEADER;
+		private String keyHeader = "Idempotency-Key";
 
 		/**
 		 * Whose requests share idempotency keys: 'principal' scopes them, by default to
@@ -483,21 +479,22 @@ public class IdempotencyProperties implements Validator {
 		 * anonymous requests share one scope), or as the application's key scope resolver
 		 * bean says; 'none' shares them between all callers.
 		 */
-		private KeyScope scope = KeyScope.PRINCIPAL;
+		private Scope scope = Scope.PRINCIPAL;
 
 		/**
 		 * Longest idempotency key that a request may give in the key header, in
 		 * characters (after removing the quotes of an sf-string). A longer key is refused
 		 * as invalid.
 		 */
-		private int maxKeyLength = RequestKeys.DEFAULT_MAX_KEY_LENGTH;
+		private int maxKeyLength = 255;
 
 		/**
 		 * Names of the response headers that a replay of a returned ResponseEntity
 		 * carries, besides Content-Type, in any case. Other headers are neither stored
 		 * nor replayed; Set-Cookie and Set-Cookie2 never are, even when listed.
 		 */
-		private List<String> replayedHeaders = new ArrayList<>(ResponseEntityResultCodec.DEFAULT_REPLAYED_HEADERS);
+		private List<String> replayedHeaders = new ArrayList<>(
+				List.of("Location", "Content-Location", "Content-Language", "ETag", "Last-Modified", "Link"));
 
 		/**
 		 * Whether a returned ResponseEntity with a server error status (5xx) is stored
@@ -514,11 +511,11 @@ public class IdempotencyProperties implements Validator {
 			this.keyHeader = keyHeader;
 		}
 
-		public KeyScope getScope() {
+		public Scope getScope() {
 			return this.scope;
 		}
 
-		public void setScope(KeyScope scope) {
+		public void setScope(Scope scope) {
 			this.scope = scope;
 		}
 
@@ -544,6 +541,25 @@ public class IdempotencyProperties implements Validator {
 
 		public void setReplayServerErrors(boolean replayServerErrors) {
 			this.replayServerErrors = replayServerErrors;
+		}
+
+		/**
+		 * Whose requests share idempotency keys; kept apart from the web module's own
+		 * type so that these properties bind without it.
+		 */
+		public enum Scope {
+
+			/**
+			 * Keys are scoped to the caller: its principal, or as the application's key
+			 * scope resolver says.
+			 */
+			PRINCIPAL,
+
+			/**
+			 * Every caller shares the keys.
+			 */
+			NONE
+
 		}
 
 	}

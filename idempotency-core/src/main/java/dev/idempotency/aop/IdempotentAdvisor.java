@@ -8,7 +8,6 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.codec.PayloadFingerprinter;
 import dev.idempotency.engine.IdempotencyEngine;
-import dev.idempotency.web.RequestBinding;
 
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;

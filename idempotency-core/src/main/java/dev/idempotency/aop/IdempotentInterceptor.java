@@ -17,11 +17,8 @@ import dev.idempotency.engine.AsyncInvocation;
 import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.Invocation;
-import dev.idempotency.web.RequestBinding;
-import dev.idempotency.web.RequestBinding.BoundRequest;
-import dev.idempotency.web.RequestBinding.Response;
-import dev.idempotency.web.RequestHandlers;
-import dev.idempotency.web.RequestPayload;
+import dev.idempotency.aop.RequestBinding.BoundRequest;
+import dev.idempotency.aop.RequestBinding.Response;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.BeanResolver;
@@ -160,7 +157,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		}
 		RequestBinding binding = requestBinding();
 		String method = (binding != null) ? binding.currentMethod() : null;
-		return method != null && RequestHandlers.isSafe(method);
+		return method != null && RequestHandlerMethods.isSafe(method);
 	}
 
 	// The response of a request handler with a key of its own, so that its replays are

@@ -23,8 +23,6 @@ import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.Operation;
 import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.engine.OperationSettings;
-import dev.idempotency.web.RequestHandlers;
-import dev.idempotency.web.ResponseEntityResultCodec;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -61,6 +59,8 @@ public class IdempotentOperationSource {
 
 	private final Map<String, IdempotentOperation> byName = new ConcurrentHashMap<>();
 
+	private final RequestHandlerChecks handlers;
+
 	/**
 	 * Create an operation source.
 	 * @param defaults global settings and per-operation overrides
@@ -70,10 +70,24 @@ public class IdempotentOperationSource {
 	 */
 	public IdempotentOperationSource(IdempotencyDefaults defaults, ResultCodec codec,
 			@Nullable StringValueResolver valueResolver) {
+		this(defaults, codec, valueResolver, RequestHandlerMethods.NONE);
+	}
+
+	/**
+	 * Create an operation source that knows request handler methods, whose key and
+	 * payload may come from the HTTP request.
+	 * @param defaults global settings and per-operation overrides
+	 * @param codec the codec that prepares each operation's result type
+	 * @param valueResolver resolver of {@code ${...}} placeholders in annotation
+	 * attributes, or {@code null}
+	 * @param handlerMethods what tells request handlers from other methods
+	 */
+	public IdempotentOperationSource(IdempotencyDefaults defaults, ResultCodec codec,
+			@Nullable StringValueResolver valueResolver, RequestHandlerMethods handlerMethods) {
 		this.defaults = defaults;
-		// So that a request handler's ResponseEntity replays with its status and headers
-		this.codec = ResponseEntityResultCodec.wrap(codec);
+		this.codec = codec;
 		this.valueResolver = valueResolver;
+		this.handlers = new RequestHandlerChecks(handlerMethods);
 	}
 
 	/**
@@ -161,7 +175,7 @@ public class IdempotentOperationSource {
 		if (annotation == null) {
 			return null;
 		}
-		if (onType && RequestHandlers.isHandler(specific, userClass) && servesOnlySafeMethods(specific, userClass)) {
+		if (onType && this.handlers.servesOnlySafeMethods(specific, userClass)) {
 			// A type's annotation covers its handlers that change state; a safe-only one
 			// beside them (the GET of the same controller) has nothing to protect
 			return null;
@@ -172,14 +186,14 @@ public class IdempotentOperationSource {
 		boolean namesKnown = this.parameterNames.getParameterNames(specific) != null;
 		boolean keyFromRequest = !StringUtils.hasText(annotation.key());
 		if (keyFromRequest) {
-			checkRequestHandler(specific, userClass);
+			this.handlers.checkRequestHandler(specific, userClass);
 		}
 		Expression key = keyFromRequest ? null
 				: ExpressionParsing.parse("key", annotation.key(), specific, indexes, namesKnown);
-		boolean handler = keyFromRequest || RequestHandlers.isHandler(specific, userClass);
-		boolean mapsSafeMethods = handler && checkReplayableHandler(specific, userClass);
+		boolean handler = keyFromRequest || this.handlers.isHandler(specific, userClass);
+		boolean mapsSafeMethods = handler && this.handlers.checkReplayableHandler(specific, userClass);
 		String payloadText = StringUtils.hasText(annotation.payload()) ? annotation.payload()
-				: handler ? requestBody(specific, keyFromRequest) : null;
+				: handler ? this.handlers.requestBody(specific, keyFromRequest) : null;
 		Expression payload = (payloadText != null)
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
 		OperationSettings settings = settings(name, annotation, specific);
@@ -210,61 +224,6 @@ public class IdempotentOperationSource {
 			throw new IllegalStateException("Invalid replayFailures of @Idempotent "
 					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
 		}
-	}
-
-	private static void checkRequestHandler(Method method, Class<?> userClass) {
-		if (!RequestHandlers.isHandler(method, userClass)) {
-			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
-					+ " has no key: give it a key expression; only a request handler method (a @RequestMapping-family "
-					+ "method of a @Controller) may omit it, to take the key from the request's header");
-		}
-	}
-
-	// A handler whose response streams cannot be stored, and one that only serves safe
-	// methods has nothing to protect (and HEAD or GET requests would store and replay
-	// under keys meant for other resources). Returns whether the handler serves safe
-	// methods besides unsafe ones, which then run without idempotency.
-	private static boolean checkReplayableHandler(Method method, Class<?> userClass) {
-		Class<?> streaming = RequestHandlers.streamingType(ResolvableType.forMethodReturnType(method, userClass));
-		if (streaming != null) {
-			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
-					+ " cannot replay its response: it returns a streaming type (" + streaming.getName()
-					+ "), whose content is written after the call returns and cannot be stored; return the "
-					+ "content itself (such as a ResponseEntity of a value), or remove @Idempotent");
-		}
-		Set<String> methods = RequestHandlers.mappedMethods(method, userClass);
-		long safe = methods.stream().filter(RequestHandlers::isSafe).count();
-		if (safe == methods.size()) {
-			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
-					+ " has nothing to protect: it is mapped only to safe methods " + methods
-					+ ", which take no idempotency key; map it to POST, PUT, PATCH or DELETE, or remove @Idempotent");
-		}
-		return safe > 0;
-	}
-
-	private static boolean servesOnlySafeMethods(Method method, Class<?> userClass) {
-		return RequestHandlers.mappedMethods(method, userClass).stream().allMatch(RequestHandlers::isSafe);
-	}
-
-	// A handler's payload is its request body, as positional SpEL so that it needs no
-	// parameter names. A body that arrives after the call (a Mono) cannot be; a handler
-	// with a key of its own then goes without, as before it had a default payload.
-	private static @Nullable String requestBody(Method method, boolean keyFromRequest) {
-		int index = RequestHandlers.requestBodyIndex(method);
-		if (index < 0) {
-			return null;
-		}
-		if (RequestHandlers.isDeferredBody(method, index)) {
-			if (keyFromRequest) {
-				throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
-						+ " would fingerprint its @RequestBody, but that is a "
-						+ method.getParameterTypes()[index].getSimpleName()
-						+ " whose value arrives only after the call: declare the body's own type, "
-						+ "or give the annotation a payload expression");
-			}
-			return null;
-		}
-		return "#p" + index;
 	}
 
 	private static void checkName(String name, Idempotent annotation, Method method) {

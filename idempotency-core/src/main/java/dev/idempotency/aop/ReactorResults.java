@@ -12,7 +12,7 @@ import dev.idempotency.engine.Fingerprint;
 import dev.idempotency.engine.IdempotencyEngine;
 import dev.idempotency.engine.Invocation;
 import dev.idempotency.engine.Operation;
-import dev.idempotency.web.RequestBinding.Response;
+import dev.idempotency.aop.RequestBinding.Response;
 
 import org.springframework.aop.ProxyMethodInvocation;
 

@@ -34,9 +34,10 @@ class AdvisorInfrastructure {
 
 	@Bean
 	static IdempotentOperationSource operationSource(ObjectProvider<IdempotencyDefaults> defaults,
-			ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<RequestHandlerMethods> handlerMethods, ConfigurableListableBeanFactory beanFactory) {
 		return new IdempotentOperationSource(defaults.getIfAvailable(() -> IdempotencyDefaults.STANDARD),
-				new JacksonResultCodec(JsonMapper.builder().build()), new EmbeddedValueResolver(beanFactory));
+				new JacksonResultCodec(JsonMapper.builder().build()), new EmbeddedValueResolver(beanFactory),
+				handlerMethods.getIfAvailable(() -> RequestHandlerMethods.NONE));
 	}
 
 	@Bean

@@ -6,11 +6,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyKeyException;
@@ -21,7 +23,6 @@ import dev.idempotency.engine.IdempotencyListener;
 import dev.idempotency.engine.Outcome;
 import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
-import dev.idempotency.web.RequestBinding;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanCreationException;
@@ -29,10 +30,8 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.env.MapPropertySource;
-import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -273,6 +272,11 @@ class IdempotentAdvisorTests {
 		}
 
 		@Bean
+		static KeylessHandlerMethods keylessHandlerMethods() {
+			return new KeylessHandlerMethods();
+		}
+
+		@Bean
 		Prefix prefix() {
 			return new Prefix("bean-");
 		}
@@ -290,13 +294,41 @@ class IdempotentAdvisorTests {
 
 	}
 
-	@RestController
+	// A request handler as the web module would tell it: this test has no Spring Web
 	static class KeylessHandler {
 
-		@PostMapping("/pay")
 		@Idempotent
-		String pay(@RequestBody String body) {
+		String pay(String body) {
 			return body;
+		}
+
+	}
+
+	static class KeylessHandlerMethods implements RequestHandlerMethods {
+
+		@Override
+		public boolean isHandler(Method method, Class<?> targetClass) {
+			return targetClass == KeylessHandler.class;
+		}
+
+		@Override
+		public Set<String> mappedMethods(Method method, Class<?> targetClass) {
+			return Set.of("POST");
+		}
+
+		@Override
+		public @Nullable Class<?> streamingType(ResolvableType returnType) {
+			return null;
+		}
+
+		@Override
+		public int requestBodyIndex(Method method) {
+			return 0;
+		}
+
+		@Override
+		public boolean isDeferredBody(Method method, int index) {
+			return false;
 		}
 
 	}

@@ -16,7 +16,7 @@ import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.web.reactive.IdempotencyWebFluxAutoConfiguration;
 import dev.idempotency.autoconfigure.web.servlet.IdempotencyWebMvcAutoConfiguration;
 import dev.idempotency.web.IdempotencyProblemAdvice;
-import dev.idempotency.web.RequestBinding;
+import dev.idempotency.aop.RequestBinding;
 import dev.idempotency.web.reactive.IdempotencyWebFilter;
 import dev.idempotency.web.reactive.ReactiveKeyScopeResolver;
 import dev.idempotency.web.reactive.ReactiveRequestBinding;

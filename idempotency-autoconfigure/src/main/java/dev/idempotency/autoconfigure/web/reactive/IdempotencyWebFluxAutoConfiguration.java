@@ -3,7 +3,8 @@ package dev.idempotency.autoconfigure.web.reactive;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.web.IdempotencyProblemAdvice;
-import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.KeyScope;
+import dev.idempotency.aop.RequestBinding;
 import dev.idempotency.web.RequestKeys;
 import dev.idempotency.web.reactive.IdempotencyWebFilter;
 import dev.idempotency.web.reactive.ReactiveKeyScopeResolver;
@@ -57,8 +58,8 @@ public final class IdempotencyWebFluxAutoConfiguration {
 	}
 
 	private static RequestKeys keys(IdempotencyProperties properties) {
-		return new RequestKeys(properties.getHttp().getKeyHeader(), properties.getHttp().getScope(),
-				properties.getHttp().getMaxKeyLength());
+		return new RequestKeys(properties.getHttp().getKeyHeader(),
+				KeyScope.valueOf(properties.getHttp().getScope().name()), properties.getHttp().getMaxKeyLength());
 	}
 
 }

@@ -3,7 +3,8 @@ package dev.idempotency.autoconfigure.web.servlet;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.web.IdempotencyProblemAdvice;
-import dev.idempotency.web.RequestBinding;
+import dev.idempotency.web.KeyScope;
+import dev.idempotency.aop.RequestBinding;
 import dev.idempotency.web.RequestKeys;
 import dev.idempotency.web.servlet.ServletKeyScopeResolver;
 import dev.idempotency.web.servlet.ServletRequestBinding;
@@ -39,8 +40,8 @@ public final class IdempotencyWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean(RequestBinding.class)
 	ServletRequestBinding idempotencyRequestBinding(IdempotencyProperties properties,
 			ServletKeyScopeResolver keyScopeResolver) {
-		RequestKeys keys = new RequestKeys(properties.getHttp().getKeyHeader(), properties.getHttp().getScope(),
-				properties.getHttp().getMaxKeyLength());
+		RequestKeys keys = new RequestKeys(properties.getHttp().getKeyHeader(),
+				KeyScope.valueOf(properties.getHttp().getScope().name()), properties.getHttp().getMaxKeyLength());
 		return new ServletRequestBinding(keys, keyScopeResolver);
 	}
 

@@ -23,7 +23,7 @@ import reactor.core.scheduler.Schedulers;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.Idempotent;
 import dev.idempotency.web.KeyScope;
-import dev.idempotency.web.RequestBinding.BoundRequest;
+import dev.idempotency.aop.RequestBinding.BoundRequest;
 import dev.idempotency.web.RequestKeys;
 
 import org.springframework.context.support.GenericApplicationContext;

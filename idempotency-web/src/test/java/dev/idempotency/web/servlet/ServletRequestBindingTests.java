@@ -7,9 +7,9 @@ import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.web.KeyScope;
-import dev.idempotency.web.RequestBinding.BoundRequest;
+import dev.idempotency.aop.RequestBinding.BoundRequest;
 import dev.idempotency.web.RequestKeys;
-import dev.idempotency.web.RequestPayload;
+import dev.idempotency.aop.RequestPayload;
 
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;

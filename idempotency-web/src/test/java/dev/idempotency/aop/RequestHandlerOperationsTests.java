@@ -8,6 +8,8 @@ import reactor.core.publisher.Mono;
 import dev.idempotency.Idempotent;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
+import dev.idempotency.web.ResponseEntityResultCodec;
+import dev.idempotency.web.SpringWebHandlerMethods;
 
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Controller;
@@ -24,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class RequestHandlerOperationsTests {
 
 	private final IdempotentOperationSource source = new IdempotentOperationSource(IdempotencyDefaults.STANDARD,
-			new JacksonResultCodec(), null);
+			ResponseEntityResultCodec.wrap(new JacksonResultCodec()), null, SpringWebHandlerMethods.INSTANCE);
 
 	@Test
 	void handlerWithoutKeyTakesItFromTheRequestAndItsBodyAsPayload() {

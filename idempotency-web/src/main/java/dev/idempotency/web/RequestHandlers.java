@@ -12,6 +12,7 @@ import java.util.stream.BaseStream;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.aop.RequestHandlerMethods;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -34,8 +35,6 @@ public final class RequestHandlers {
 
 	private static final boolean WEB_PRESENT = ClassUtils
 		.isPresent("org.springframework.web.bind.annotation.RequestMapping", RequestHandlers.class.getClassLoader());
-
-	private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
 	// Written to the response while it streams, or a file the framework copies out:
 	// nothing that could be stored when the call returns. A WebFlux ServerSentEvent is
@@ -157,7 +156,7 @@ public final class RequestHandlers {
 	 * @return whether it is safe
 	 */
 	public static boolean isSafe(String method) {
-		return SAFE_METHODS.contains(method);
+		return RequestHandlerMethods.isSafe(method);
 	}
 
 	/**

@@ -1,4 +1,4 @@
-package dev.idempotency.web;
+package dev.idempotency.aop;
 
 import org.jspecify.annotations.Nullable;
 
@@ -47,7 +47,7 @@ public interface RequestBinding {
 
 		/**
 		 * Mark the response as a replay of an earlier one: set the
-		 * {@value IdempotencyProblems#REPLAYED_HEADER} header to {@code true}.
+		 * {@code Idempotent-Replayed} header to {@code true}.
 		 */
 		void replayed();
 

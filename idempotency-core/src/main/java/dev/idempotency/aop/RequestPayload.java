@@ -1,4 +1,4 @@
-package dev.idempotency.web;
+package dev.idempotency.aop;
 
 import java.util.LinkedHashMap;
 import java.util.List;

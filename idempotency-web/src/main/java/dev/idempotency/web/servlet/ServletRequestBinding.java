@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.web.IdempotencyProblems;
 import dev.idempotency.web.KeyScope;
-import dev.idempotency.web.RequestBinding;
+import dev.idempotency.aop.RequestBinding;
 import dev.idempotency.web.RequestKeys;
-import dev.idempotency.web.RequestPayload;
+import dev.idempotency.aop.RequestPayload;
 
 import org.springframework.util.Assert;
 import org.springframework.web.context.request.RequestAttributes;

@@ -6,9 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.web.IdempotencyProblems;
-import dev.idempotency.web.RequestBinding;
+import dev.idempotency.aop.RequestBinding;
 import dev.idempotency.web.RequestKeys;
-import dev.idempotency.web.RequestPayload;
+import dev.idempotency.aop.RequestPayload;
 import dev.idempotency.web.reactive.IdempotencyWebFilter.ResolvedRequest;
 
 import org.springframework.http.server.reactive.ServerHttpRequest;
