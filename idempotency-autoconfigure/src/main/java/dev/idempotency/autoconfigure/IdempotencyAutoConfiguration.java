@@ -57,6 +57,7 @@ import org.springframework.core.env.Environment;
 @EnableConfigurationProperties
 @Import({ IdempotencyAutoProxyRegistrar.class, IdempotencyStoreConfigurations.RedisStoreConfiguration.class,
 		IdempotencyStoreConfigurations.RedisLibraryMissingConfiguration.class,
+		IdempotencyStoreConfigurations.RedisModuleMissingConfiguration.class,
 		IdempotencyStoreConfigurations.MemoryStoreConfiguration.class })
 public final class IdempotencyAutoConfiguration {
 

@@ -38,6 +38,12 @@ final class IdempotencyStoreConfigurations {
 
 	private static final String ADD_REDIS = "add spring-boot-starter-data-redis and configure spring.data.redis.*";
 
+	private static final String REDIS_STORE = "dev.idempotency.store.redis.RedisIdempotencyStore";
+
+	private static final String REDIS_LIBRARY = "org.springframework.data.redis.connection.RedisConnectionFactory";
+
+	private static final String ADD_REDIS_MODULE = "add dev.idempotency:idempotency-redis (idempotency-starter brings it)";
+
 	private static final String MEMORY_UNDER_AUTO = "No Redis is configured, so idempotency records are kept in "
 			+ "memory, in this JVM only: a duplicate that reaches another instance, or arrives after a restart, runs "
 			+ "again. Redis on localhost is not assumed. To keep records in Redis, ";
@@ -65,7 +71,7 @@ final class IdempotencyStoreConfigurations {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(RedisConnectionFactory.class)
+	@ConditionalOnClass(name = { REDIS_LIBRARY, REDIS_STORE })
 	@Conditional(RedisStoreCondition.class)
 	static class RedisStoreConfiguration {
 
@@ -96,7 +102,7 @@ final class IdempotencyStoreConfigurations {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnMissingClass("org.springframework.data.redis.connection.RedisConnectionFactory")
+	@ConditionalOnMissingClass(REDIS_LIBRARY)
 	@ConditionalOnProperty(prefix = "idempotency", name = "store", havingValue = "redis")
 	static class RedisLibraryMissingConfiguration {
 
@@ -104,6 +110,23 @@ final class IdempotencyStoreConfigurations {
 		@ConditionalOnMissingBean(IdempotencyStore.class)
 		IdempotencyStore idempotencyStore() {
 			throw redisUnavailable("Spring Data Redis is not on the classpath");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = REDIS_LIBRARY)
+	@ConditionalOnMissingClass(REDIS_STORE)
+	@ConditionalOnProperty(prefix = "idempotency", name = "store", havingValue = "redis")
+	static class RedisModuleMissingConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(IdempotencyStore.class)
+		IdempotencyStore idempotencyStore() {
+			throw new FailureAnalyzedException(
+					"idempotency.store=redis but the Redis store (idempotency-redis) is not on the classpath",
+					"Add dev.idempotency:idempotency-redis, or depend on dev.idempotency:idempotency-starter, "
+							+ "which brings it; or set idempotency.store to 'auto' or 'memory'.");
 		}
 
 	}
@@ -117,10 +140,10 @@ final class IdempotencyStoreConfigurations {
 		InMemoryIdempotencyStore idempotencyStore(IdempotencyProperties properties,
 				ConfigurableListableBeanFactory beanFactory) {
 			if (properties.getStore() == StoreType.AUTO) {
-				boolean redisPresent = ClassUtils.isPresent(
-						"org.springframework.data.redis.connection.RedisConnectionFactory",
-						beanFactory.getBeanClassLoader());
-				logger.warn(MEMORY_UNDER_AUTO + (redisPresent ? CONFIGURE_REDIS : ADD_REDIS)
+				ClassLoader classLoader = beanFactory.getBeanClassLoader();
+				String toDo = !ClassUtils.isPresent(REDIS_LIBRARY, classLoader) ? ADD_REDIS
+						: !ClassUtils.isPresent(REDIS_STORE, classLoader) ? ADD_REDIS_MODULE : CONFIGURE_REDIS;
+				logger.warn(MEMORY_UNDER_AUTO + toDo
 						+ "; to keep records in memory on purpose, set idempotency.store=memory."
 						+ (beanFactory.containsBeanDefinition(BOOT_REDIS_HEALTH) ? BOOT_REDIS_HEALTH_DOWN : ""));
 			}

@@ -28,7 +28,8 @@ final class RequestHandlerChecks {
 		if (!this.methods.isHandler(method, userClass)) {
 			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
 					+ " has no key: give it a key expression; only a request handler method (a @RequestMapping-family "
-					+ "method of a @Controller) may omit it, to take the key from the request's header");
+					+ "method of a @Controller, with idempotency-web on the class path) may omit it, to take the key "
+					+ "from the request's header");
 		}
 	}
 

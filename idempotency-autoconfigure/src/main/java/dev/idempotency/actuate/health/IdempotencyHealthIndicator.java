@@ -53,7 +53,9 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator implemen
 
 	private static final boolean REDIS_PRESENT = ClassUtils.isPresent(
 			"org.springframework.data.redis.connection.RedisConnectionFactory",
-			IdempotencyHealthIndicator.class.getClassLoader());
+			IdempotencyHealthIndicator.class.getClassLoader())
+			&& ClassUtils.isPresent("dev.idempotency.store.redis.RedisIdempotencyStore",
+					IdempotencyHealthIndicator.class.getClassLoader());
 
 	private final IdempotencyStore store;
 

@@ -1,0 +1,142 @@
+package dev.idempotency.autoconfigure;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.store.IdempotencyStore;
+import dev.idempotency.store.memory.InMemoryIdempotencyStore;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalyzedException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests of an application that has the auto-configuration and the core without the
+ * integration modules (idempotency-redis, -web, -kafka, -amqp), though Spring Data Redis,
+ * Spring MVC, Spring Kafka and Spring AMQP are on its class path: run by a Surefire
+ * execution of its own that leaves those four jars out.
+ */
+@Tag("without-integration-modules")
+@ExtendWith(OutputCaptureExtension.class)
+class IdempotencyWithoutIntegrationModulesTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, IdempotencyAutoConfiguration.class))
+		.withUserConfiguration(PaymentsConfiguration.class);
+
+	@Test
+	void runsWithoutTheModulesOfTheTechnologiesItFinds() {
+		ClassLoader classLoader = getClass().getClassLoader();
+		assertThat(ClassUtils.isPresent("dev.idempotency.store.redis.RedisIdempotencyStore", classLoader)).isFalse();
+		assertThat(ClassUtils.isPresent("dev.idempotency.web.RequestHandlers", classLoader)).isFalse();
+		assertThat(ClassUtils.isPresent("dev.idempotency.kafka.IdempotencyKafkaErrorHandling", classLoader)).isFalse();
+		assertThat(ClassUtils.isPresent("dev.idempotency.amqp.IdempotencyRabbitListenerConfigurer", classLoader))
+			.isFalse();
+		assertThat(
+				ClassUtils.isPresent("org.springframework.data.redis.connection.RedisConnectionFactory", classLoader))
+			.isTrue();
+		assertThat(ClassUtils.isPresent("org.springframework.web.servlet.DispatcherServlet", classLoader)).isTrue();
+		assertThat(ClassUtils.isPresent("org.springframework.kafka.listener.DefaultErrorHandler", classLoader))
+			.isTrue();
+		assertThat(ClassUtils.isPresent("org.springframework.amqp.rabbit.core.RabbitTemplate", classLoader)).isTrue();
+	}
+
+	@Test
+	void keepsRecordsInMemoryAndSaysWhichModuleKeepsThemInRedis(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("spring.data.redis.host=redis.example").run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(InMemoryIdempotencyStore.class);
+			Payments payments = context.getBean(Payments.class);
+			assertThat(payments.pay("p-1")).isEqualTo(payments.pay("p-1"));
+			assertThat(payments.runs.get()).isEqualTo(1);
+		});
+		assertThat(output).contains("kept in memory").contains("add dev.idempotency:idempotency-redis");
+	}
+
+	@Test
+	void redisStoreAskedForFailsStartupNamingTheModule() {
+		this.contextRunner.withPropertyValues("idempotency.store=redis").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(FailureAnalyzedException.class)
+				.hasMessageContaining("idempotency-redis");
+		});
+	}
+
+	@Test
+	void webApplicationRunsIdempotentHandlersWithAKeyOfTheirOwn() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class,
+					dev.idempotency.autoconfigure.web.servlet.IdempotencyWebMvcAutoConfiguration.class,
+					dev.idempotency.autoconfigure.kafka.IdempotencyKafkaAutoConfiguration.class,
+					dev.idempotency.autoconfigure.amqp.IdempotencyRabbitAutoConfiguration.class))
+			.withUserConfiguration(HandlerConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(IdempotencyStore.class);
+				assertThat(context.getBeansOfType(Object.class).values())
+					.noneMatch((bean) -> bean.getClass().getName().startsWith("dev.idempotency.web."));
+				Handler handler = context.getBean(Handler.class);
+				assertThat(handler.pay("k")).isEqualTo(handler.pay("k"));
+				assertThat(handler.runs.get()).isEqualTo(1);
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PaymentsConfiguration {
+
+		@Bean
+		Payments payments() {
+			return new Payments();
+		}
+
+	}
+
+	static class Payments {
+
+		final AtomicInteger runs = new AtomicInteger();
+
+		@Idempotent(key = "#id")
+		public int pay(String id) {
+			return this.runs.incrementAndGet();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HandlerConfiguration {
+
+		@Bean
+		Handler handler() {
+			return new Handler();
+		}
+
+	}
+
+	@RestController
+	static class Handler {
+
+		final AtomicInteger runs = new AtomicInteger();
+
+		@PostMapping("/pay")
+		@Idempotent(key = "#id")
+		public int pay(String id) {
+			return this.runs.incrementAndGet();
+		}
+
+	}
+
+}
