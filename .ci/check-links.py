@@ -120,7 +120,7 @@ def main():
     for p in problems:
         print(p)
     if problems:
-        print('%d broken link(s) in %d Markdown file(s)' % (len(problems), len(files)), file=sys.stderr)
+        print('%d broken link(s) in %d Markdown file(s)' % (len(problems), len(files)))
         return 1
     print('All relative links and anchors resolve in %d Markdown file(s)' % len(files))
     return 0
