@@ -9,14 +9,14 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The example of the README's "Testing your idempotent code" is {@link PaymentsTests}, so
- * that it compiles and passes.
+ * The example of docs/testing.md ("Testing your idempotent code") is {@link PaymentsTests},
+ * so that it compiles and passes.
  */
 class ReadmeExampleTests {
 
 	@Test
-	void readmeShowsPaymentsTestsAsItIs() throws IOException {
-		String readme = Files.readString(Path.of("..", "README.md"));
+	void testingPageShowsPaymentsTestsAsItIs() throws IOException {
+		String readme = Files.readString(Path.of("..", "docs", "testing.md"));
 		int end = readme.indexOf("```", readme.indexOf("class PaymentsTests {"));
 		int start = readme.lastIndexOf("```java\n", end) + "```java\n".length();
 		String source = Files.readString(Path.of("src/test/java/com/example/payments/PaymentsTests.java"));
