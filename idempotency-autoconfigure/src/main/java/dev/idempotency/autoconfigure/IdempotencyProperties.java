@@ -109,110 +109,218 @@ public class IdempotencyProperties implements Validator {
 
 	private final Messaging messaging = new Messaging();
 
+	/**
+	 * Return whether to make {@code @Idempotent} methods idempotent.
+	 * @return whether to make {@code @Idempotent} methods idempotent
+	 */
 	public boolean isEnabled() {
 		return this.enabled;
 	}
 
+	/**
+	 * Set whether to make {@code @Idempotent} methods idempotent.
+	 * @param enabled whether to make {@code @Idempotent} methods idempotent
+	 */
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
 	}
 
+	/**
+	 * Return the store of idempotency records.
+	 * @return the store type
+	 */
 	public StoreType getStore() {
 		return this.store;
 	}
 
+	/**
+	 * Set the store of idempotency records.
+	 * @param store the store type
+	 */
 	public void setStore(StoreType store) {
 		this.store = store;
 	}
 
+	/**
+	 * Return the prefix of the Redis keys of idempotency records.
+	 * @return the key prefix
+	 */
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}
 
+	/**
+	 * Set the prefix of the Redis keys of idempotency records.
+	 * @param keyPrefix the key prefix
+	 */
 	public void setKeyPrefix(String keyPrefix) {
 		this.keyPrefix = keyPrefix;
 	}
 
+	/**
+	 * Return the lease of an in-progress attempt.
+	 * @return the lease
+	 */
 	public Duration getLockTimeout() {
 		return this.lockTimeout;
 	}
 
+	/**
+	 * Set the lease of an in-progress attempt.
+	 * @param lockTimeout the lease
+	 */
 	public void setLockTimeout(Duration lockTimeout) {
 		this.lockTimeout = lockTimeout;
 	}
 
+	/**
+	 * Return how long a completed result is kept and replayed to duplicates.
+	 * @return the retention
+	 */
 	public Duration getRetention() {
 		return this.retention;
 	}
 
+	/**
+	 * Set how long a completed result is kept and replayed to duplicates.
+	 * @param retention the retention
+	 */
 	public void setRetention(Duration retention) {
 		this.retention = retention;
 	}
 
+	/**
+	 * Return what a call does while another attempt for the same key holds a live lease.
+	 * @return the in-progress policy
+	 */
 	public InProgressPolicy getOnInProgress() {
 		return this.onInProgress;
 	}
 
+	/**
+	 * Set what a call does while another attempt for the same key holds a live lease.
+	 * @param onInProgress the in-progress policy
+	 */
 	public void setOnInProgress(InProgressPolicy onInProgress) {
 		this.onInProgress = onInProgress;
 	}
 
+	/**
+	 * Return the maximum time a call waits for another attempt.
+	 * @return the wait timeout
+	 */
 	public Duration getWaitTimeout() {
 		return this.waitTimeout;
 	}
 
+	/**
+	 * Set the maximum time a call waits for another attempt.
+	 * @param waitTimeout the wait timeout
+	 */
 	public void setWaitTimeout(Duration waitTimeout) {
 		this.waitTimeout = waitTimeout;
 	}
 
+	/**
+	 * Return what a call does when the store cannot be reached to acquire its record.
+	 * @return the store failure policy
+	 */
 	public StoreFailurePolicy getOnStoreFailure() {
 		return this.onStoreFailure;
 	}
 
+	/**
+	 * Set what a call does when the store cannot be reached to acquire its record.
+	 * @param onStoreFailure the store failure policy
+	 */
 	public void setOnStoreFailure(StoreFailurePolicy onStoreFailure) {
 		this.onStoreFailure = onStoreFailure;
 	}
 
+	/**
+	 * Return the maximum length of a key.
+	 * @return the maximum key length
+	 */
 	public int getMaxKeyLength() {
 		return this.maxKeyLength;
 	}
 
+	/**
+	 * Set the maximum length of a key.
+	 * @param maxKeyLength the maximum key length
+	 */
 	public void setMaxKeyLength(int maxKeyLength) {
 		this.maxKeyLength = maxKeyLength;
 	}
 
+	/**
+	 * Return the maximum size of an encoded result.
+	 * @return the maximum result size
+	 */
 	public DataSize getMaxResultSize() {
 		return this.maxResultSize;
 	}
 
+	/**
+	 * Set the maximum size of an encoded result.
+	 * @param maxResultSize the maximum result size
+	 */
 	public void setMaxResultSize(DataSize maxResultSize) {
 		this.maxResultSize = maxResultSize;
 	}
 
+	/**
+	 * Return the order of the advisor that intercepts {@code @Idempotent} methods.
+	 * @return the advisor order
+	 */
 	public int getAdvisorOrder() {
 		return this.advisorOrder;
 	}
 
+	/**
+	 * Set the order of the advisor that intercepts {@code @Idempotent} methods.
+	 * @param advisorOrder the advisor order
+	 */
 	public void setAdvisorOrder(int advisorOrder) {
 		this.advisorOrder = advisorOrder;
 	}
 
+	/**
+	 * Return the settings of single operations, by operation name.
+	 * @return the settings by operation name
+	 */
 	public Map<String, Operation> getOperations() {
 		return this.operations;
 	}
 
+	/**
+	 * Return the settings of the in-memory store.
+	 * @return the in-memory store settings
+	 */
 	public Memory getMemory() {
 		return this.memory;
 	}
 
+	/**
+	 * Return the settings of the Redis store.
+	 * @return the Redis store settings
+	 */
 	public Redis getRedis() {
 		return this.redis;
 	}
 
+	/**
+	 * Return the settings of idempotent HTTP request handlers.
+	 * @return the HTTP settings
+	 */
 	public Http getHttp() {
 		return this.http;
 	}
 
+	/**
+	 * Return the settings of listener containers of message brokers.
+	 * @return the messaging settings
+	 */
 	public Messaging getMessaging() {
 		return this.messaging;
 	}
@@ -357,34 +465,68 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private @Nullable Duration waitTimeout;
 
+		/**
+		 * Return the lease of an in-progress attempt of this operation.
+		 * @return the lease, or {@code null} to fall back
+		 */
 		public @Nullable Duration getLockTimeout() {
 			return this.lockTimeout;
 		}
 
+		/**
+		 * Set the lease of an in-progress attempt of this operation.
+		 * @param lockTimeout the lease, or {@code null} to fall back
+		 */
 		public void setLockTimeout(@Nullable Duration lockTimeout) {
 			this.lockTimeout = lockTimeout;
 		}
 
+		/**
+		 * Return how long a completed result of this operation is kept and replayed.
+		 * @return the retention, or {@code null} to fall back
+		 */
 		public @Nullable Duration getRetention() {
 			return this.retention;
 		}
 
+		/**
+		 * Set how long a completed result of this operation is kept and replayed.
+		 * @param retention the retention, or {@code null} to fall back
+		 */
 		public void setRetention(@Nullable Duration retention) {
 			this.retention = retention;
 		}
 
+		/**
+		 * Return what a call of this operation does while another attempt for the same
+		 * key holds a live lease.
+		 * @return the in-progress policy, or {@code null} to fall back
+		 */
 		public @Nullable InProgressPolicy getOnInProgress() {
 			return this.onInProgress;
 		}
 
+		/**
+		 * Set what a call of this operation does while another attempt for the same key
+		 * holds a live lease.
+		 * @param onInProgress the in-progress policy, or {@code null} to fall back
+		 */
 		public void setOnInProgress(@Nullable InProgressPolicy onInProgress) {
 			this.onInProgress = onInProgress;
 		}
 
+		/**
+		 * Return the maximum time a call of this operation waits for another attempt.
+		 * @return the wait timeout, or {@code null} to fall back
+		 */
 		public @Nullable Duration getWaitTimeout() {
 			return this.waitTimeout;
 		}
 
+		/**
+		 * Set the maximum time a call of this operation waits for another attempt.
+		 * @param waitTimeout the wait timeout, or {@code null} to fall back
+		 */
 		public void setWaitTimeout(@Nullable Duration waitTimeout) {
 			this.waitTimeout = waitTimeout;
 		}
@@ -401,10 +543,18 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private int maxEntries = 100_000;
 
+		/**
+		 * Return the maximum number of records the in-memory store keeps.
+		 * @return the maximum number of records
+		 */
 		public int getMaxEntries() {
 			return this.maxEntries;
 		}
 
+		/**
+		 * Set the maximum number of records the in-memory store keeps.
+		 * @param maxEntries the maximum number of records
+		 */
 		public void setMaxEntries(int maxEntries) {
 			this.maxEntries = maxEntries;
 		}
@@ -440,26 +590,52 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private Duration replicaAckTimeout = Duration.ofSeconds(1);
 
+		/**
+		 * Return how long a command of the Redis store, or of its health check, waits for
+		 * its reply.
+		 * @return the command timeout
+		 */
 		public Duration getCommandTimeout() {
 			return this.commandTimeout;
 		}
 
+		/**
+		 * Set how long a command of the Redis store, or of its health check, waits for
+		 * its reply.
+		 * @param commandTimeout the command timeout
+		 */
 		public void setCommandTimeout(Duration commandTimeout) {
 			this.commandTimeout = commandTimeout;
 		}
 
+		/**
+		 * Return the number of replicas that must acknowledge a write of the Redis store.
+		 * @return the number of replicas, 0 for none
+		 */
 		public int getReplicaAcks() {
 			return this.replicaAcks;
 		}
 
+		/**
+		 * Set the number of replicas that must acknowledge a write of the Redis store.
+		 * @param replicaAcks the number of replicas, 0 for none
+		 */
 		public void setReplicaAcks(int replicaAcks) {
 			this.replicaAcks = replicaAcks;
 		}
 
+		/**
+		 * Return how long Redis waits for the replicas to acknowledge a write.
+		 * @return the acknowledgement timeout
+		 */
 		public Duration getReplicaAckTimeout() {
 			return this.replicaAckTimeout;
 		}
 
+		/**
+		 * Set how long Redis waits for the replicas to acknowledge a write.
+		 * @param replicaAckTimeout the acknowledgement timeout
+		 */
 		public void setReplicaAckTimeout(Duration replicaAckTimeout) {
 			this.replicaAckTimeout = replicaAckTimeout;
 		}
@@ -506,42 +682,88 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private boolean replayServerErrors;
 
+		/**
+		 * Return the name of the request header that carries the idempotency key.
+		 * @return the header name
+		 */
 		public String getKeyHeader() {
 			return this.keyHeader;
 		}
 
+		/**
+		 * Set the name of the request header that carries the idempotency key.
+		 * @param keyHeader the header name
+		 */
 		public void setKeyHeader(String keyHeader) {
 			this.keyHeader = keyHeader;
 		}
 
+		/**
+		 * Return whose requests share idempotency keys.
+		 * @return the key scope
+		 */
 		public KeyScope getScope() {
 			return this.scope;
 		}
 
+		/**
+		 * Set whose requests share idempotency keys.
+		 * @param scope the key scope
+		 */
 		public void setScope(KeyScope scope) {
 			this.scope = scope;
 		}
 
+		/**
+		 * Return the longest idempotency key that a request may give in the key header.
+		 * @return the maximum key length, in characters
+		 */
 		public int getMaxKeyLength() {
 			return this.maxKeyLength;
 		}
 
+		/**
+		 * Set the longest idempotency key that a request may give in the key header.
+		 * @param maxKeyLength the maximum key length, in characters
+		 */
 		public void setMaxKeyLength(int maxKeyLength) {
 			this.maxKeyLength = maxKeyLength;
 		}
 
+		/**
+		 * Return the names of the response headers that a replay of a returned
+		 * ResponseEntity carries.
+		 * @return the header names
+		 */
 		public List<String> getReplayedHeaders() {
 			return this.replayedHeaders;
 		}
 
+		/**
+		 * Set the names of the response headers that a replay of a returned
+		 * ResponseEntity carries.
+		 * @param replayedHeaders the header names
+		 */
 		public void setReplayedHeaders(List<String> replayedHeaders) {
 			this.replayedHeaders = replayedHeaders;
 		}
 
+		/**
+		 * Return whether a returned ResponseEntity with a server error status is stored
+		 * and replayed.
+		 * @return whether a returned ResponseEntity with a server error status is stored
+		 * and replayed
+		 */
 		public boolean isReplayServerErrors() {
 			return this.replayServerErrors;
 		}
 
+		/**
+		 * Set whether a returned ResponseEntity with a server error status is stored and
+		 * replayed.
+		 * @param replayServerErrors whether a returned ResponseEntity with a server error
+		 * status is stored and replayed
+		 */
 		public void setReplayServerErrors(boolean replayServerErrors) {
 			this.replayServerErrors = replayServerErrors;
 		}
@@ -573,22 +795,51 @@ public class IdempotencyProperties implements Validator {
 
 		private final InProgressRetry inProgressRetry = new InProgressRetry();
 
+		/**
+		 * Return whether to turn on transaction synchronization in Kafka transaction
+		 * managers that have none.
+		 * @return whether to turn on transaction synchronization in Kafka transaction
+		 * managers that have none
+		 */
 		public boolean isKafkaTransactionSynchronization() {
 			return this.kafkaTransactionSynchronization;
 		}
 
+		/**
+		 * Set whether to turn on transaction synchronization in Kafka transaction
+		 * managers that have none.
+		 * @param kafkaTransactionSynchronization whether to turn on transaction
+		 * synchronization in Kafka transaction managers that have none
+		 */
 		public void setKafkaTransactionSynchronization(boolean kafkaTransactionSynchronization) {
 			this.kafkaTransactionSynchronization = kafkaTransactionSynchronization;
 		}
 
+		/**
+		 * Return whether the auto-configured Kafka error handler pauses only the
+		 * partition of a record that it backs off.
+		 * @return whether the auto-configured Kafka error handler pauses only the
+		 * partition of a record that it backs off
+		 */
 		public boolean isKafkaPausePartitions() {
 			return this.kafkaPausePartitions;
 		}
 
+		/**
+		 * Set whether the auto-configured Kafka error handler pauses only the partition
+		 * of a record that it backs off.
+		 * @param kafkaPausePartitions whether the auto-configured Kafka error handler
+		 * pauses only the partition of a record that it backs off
+		 */
 		public void setKafkaPausePartitions(boolean kafkaPausePartitions) {
 			this.kafkaPausePartitions = kafkaPausePartitions;
 		}
 
+		/**
+		 * Return the back-off before a message whose key another attempt holds is
+		 * delivered again.
+		 * @return the back-off settings
+		 */
 		public InProgressRetry getInProgressRetry() {
 			return this.inProgressRetry;
 		}
@@ -616,26 +867,50 @@ public class IdempotencyProperties implements Validator {
 		 */
 		private Duration maxInterval = InProgressBackOff.DEFAULT.maxInterval();
 
+		/**
+		 * Return the delay before the first redelivery.
+		 * @return the first delay
+		 */
 		public Duration getInitialInterval() {
 			return this.initialInterval;
 		}
 
+		/**
+		 * Set the delay before the first redelivery.
+		 * @param initialInterval the first delay
+		 */
 		public void setInitialInterval(Duration initialInterval) {
 			this.initialInterval = initialInterval;
 		}
 
+		/**
+		 * Return the factor by which each delay grows.
+		 * @return the factor
+		 */
 		public double getMultiplier() {
 			return this.multiplier;
 		}
 
+		/**
+		 * Set the factor by which each delay grows.
+		 * @param multiplier the factor
+		 */
 		public void setMultiplier(double multiplier) {
 			this.multiplier = multiplier;
 		}
 
+		/**
+		 * Return the longest delay.
+		 * @return the longest delay
+		 */
 		public Duration getMaxInterval() {
 			return this.maxInterval;
 		}
 
+		/**
+		 * Set the longest delay.
+		 * @param maxInterval the longest delay
+		 */
 		public void setMaxInterval(Duration maxInterval) {
 			this.maxInterval = maxInterval;
 		}
