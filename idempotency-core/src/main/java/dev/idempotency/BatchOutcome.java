@@ -46,6 +46,14 @@ public sealed interface BatchOutcome<I, T> {
 	 */
 	record Executed<I, T>(I item, String key, @Nullable T result) implements BatchOutcome<I, T> {
 
+		/**
+		 * Create an outcome.
+		 * @param item the item
+		 * @param key its key, as stored
+		 * @param result what the work returned
+		 * @throws IllegalArgumentException if the item is {@code null} or the key is
+		 * empty
+		 */
 		public Executed {
 			Assert.notNull(item, "'item' must not be null");
 			Assert.hasText(key, "'key' must not be empty");
@@ -66,6 +74,14 @@ public sealed interface BatchOutcome<I, T> {
 	 */
 	record Replayed<I, T>(I item, String key, @Nullable T result) implements BatchOutcome<I, T> {
 
+		/**
+		 * Create an outcome.
+		 * @param item the item
+		 * @param key its key, as stored
+		 * @param result the stored result
+		 * @throws IllegalArgumentException if the item is {@code null} or the key is
+		 * empty
+		 */
 		public Replayed {
 			Assert.notNull(item, "'item' must not be null");
 			Assert.hasText(key, "'key' must not be empty");
@@ -85,6 +101,14 @@ public sealed interface BatchOutcome<I, T> {
 	 */
 	record InProgress<I, T>(I item, String key, Duration retryAfter) implements BatchOutcome<I, T> {
 
+		/**
+		 * Create an outcome.
+		 * @param item the item
+		 * @param key its key, as stored
+		 * @param retryAfter time left on the other attempt's lease, on the store's clock
+		 * @throws IllegalArgumentException if the item or the retry-after duration is
+		 * {@code null} or the key is empty
+		 */
 		public InProgress {
 			Assert.notNull(item, "'item' must not be null");
 			Assert.hasText(key, "'key' must not be empty");
@@ -105,6 +129,13 @@ public sealed interface BatchOutcome<I, T> {
 	 */
 	record KeyReused<I, T>(I item, String key) implements BatchOutcome<I, T> {
 
+		/**
+		 * Create an outcome.
+		 * @param item the item
+		 * @param key its key, as stored
+		 * @throws IllegalArgumentException if the item is {@code null} or the key is
+		 * empty
+		 */
 		public KeyReused {
 			Assert.notNull(item, "'item' must not be null");
 			Assert.hasText(key, "'key' must not be empty");
@@ -135,6 +166,14 @@ public sealed interface BatchOutcome<I, T> {
 	 */
 	record Failed<I, T>(I item, String key, Throwable exception) implements BatchOutcome<I, T> {
 
+		/**
+		 * Create an outcome.
+		 * @param item the item
+		 * @param key its key, as stored
+		 * @param exception why it failed
+		 * @throws IllegalArgumentException if the item or the exception is {@code null}
+		 * or the key is empty
+		 */
 		public Failed {
 			Assert.notNull(item, "'item' must not be null");
 			Assert.hasText(key, "'key' must not be empty");

@@ -10,10 +10,19 @@ import java.time.Duration;
  */
 public class IdempotencyInProgressException extends IdempotencyException {
 
+	/**
+	 * Name of the operation.
+	 */
 	private final String name;
 
+	/**
+	 * Idempotency key that another attempt holds.
+	 */
 	private final String key;
 
+	/**
+	 * Time left on the other attempt's lease, as the store saw it.
+	 */
 	private final Duration retryAfter;
 
 	/**

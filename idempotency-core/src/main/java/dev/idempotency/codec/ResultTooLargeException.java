@@ -7,6 +7,9 @@ package dev.idempotency.codec;
  */
 public class ResultTooLargeException extends RuntimeException {
 
+	/**
+	 * Number of bytes the encoding was allowed.
+	 */
 	private final long maxBytes;
 
 	/**

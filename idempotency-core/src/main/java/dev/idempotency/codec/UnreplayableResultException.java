@@ -12,8 +12,14 @@ package dev.idempotency.codec;
  */
 public class UnreplayableResultException extends RuntimeException {
 
+	/**
+	 * Class of the value that cannot be replayed.
+	 */
 	private final Class<?> valueClass;
 
+	/**
+	 * Class declared where the value was found.
+	 */
 	private final Class<?> declaredClass;
 
 	/**

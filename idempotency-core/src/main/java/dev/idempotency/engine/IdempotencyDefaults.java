@@ -28,6 +28,17 @@ public record IdempotencyDefaults(OperationSettings settings, StoreFailurePolicy
 					Duration.ofSeconds(10)),
 			StoreFailurePolicy.FAIL, 200, 1024 * 1024, Map.of());
 
+	/**
+	 * Create the defaults, with an unmodifiable copy of the overrides.
+	 * @param settings default settings of every operation
+	 * @param onStoreFailure what to do when the store is unreachable at acquire
+	 * @param maxKeyLength keys longer than this are replaced by their SHA-256 hex digest
+	 * @param maxResultSize encoded results larger than this, in bytes, are not stored for
+	 * replay
+	 * @param operations overrides from configuration, by operation name
+	 * @throws IllegalArgumentException if the maximum key length is less than 64 (the
+	 * length of a SHA-256 hex digest) or the maximum result size is not positive
+	 */
 	public IdempotencyDefaults {
 		Assert.isTrue(maxKeyLength >= 64, "'maxKeyLength' must be at least 64 (the length of a SHA-256 hex digest)");
 		Assert.isTrue(maxResultSize > 0, "'maxResultSize' must be positive");

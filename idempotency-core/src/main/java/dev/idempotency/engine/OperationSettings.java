@@ -20,6 +20,16 @@ public record OperationSettings(Duration lockTimeout, Duration retention, OnInPr
 
 	private static final Duration MAX = Duration.ofDays(365 * 100);
 
+	/**
+	 * Create the settings of an operation.
+	 * @param lockTimeout lease of an in-progress attempt
+	 * @param retention how long a record lives
+	 * @param onInProgress {@link OnInProgress#REJECT} or {@link OnInProgress#WAIT}
+	 * @param waitTimeout bound of {@link OnInProgress#WAIT}
+	 * @throws IllegalArgumentException if a duration is longer than 100 years, the lease
+	 * is shorter than 3 ms, the retention is not positive, the wait timeout is negative,
+	 * or {@code onInProgress} is {@link OnInProgress#DEFAULT}
+	 */
 	public OperationSettings {
 		// Leases and waits are measured in nanoseconds of the monotonic clock, and every
 		// duration in milliseconds by the store: bounded first, so that neither overflows

@@ -29,6 +29,15 @@ public record InProgressBackOff(Duration initialInterval, double multiplier, Dur
 	public static final InProgressBackOff DEFAULT = new InProgressBackOff(Duration.ofMillis(100), 2,
 			Duration.ofSeconds(5));
 
+	/**
+	 * Create a back-off.
+	 * @param initialInterval the delay before the first redelivery
+	 * @param multiplier the factor by which each delay grows, at least 1
+	 * @param maxInterval the longest delay
+	 * @throws IllegalArgumentException if the initial interval is shorter than one
+	 * millisecond, the multiplier is less than 1, or the longest delay is shorter than
+	 * the initial interval
+	 */
 	public InProgressBackOff {
 		Assert.isTrue(initialInterval.compareTo(SHORTEST) >= 0, "'initialInterval' must be at least 1 ms");
 		Assert.isTrue(multiplier >= 1, "'multiplier' must be at least 1");

@@ -17,6 +17,16 @@ import org.springframework.util.Assert;
  */
 public record AcquireRequest(String owner, Duration lease, Duration retention, byte @Nullable [] fingerprint) {
 
+	/**
+	 * Create a request.
+	 * @param owner token unique to this attempt
+	 * @param lease how long the record stays owned without renewal
+	 * @param retention how long the record lives
+	 * @param fingerprint SHA-256 of the payload, or {@code null} when the operation has
+	 * none
+	 * @throws IllegalArgumentException if the owner is empty, or the lease or the
+	 * retention is shorter than one millisecond
+	 */
 	public AcquireRequest {
 		Assert.hasText(owner, "'owner' must not be empty");
 		Assert.isTrue(lease.toMillis() > 0, "'lease' must be at least one millisecond");

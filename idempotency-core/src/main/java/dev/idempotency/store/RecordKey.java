@@ -25,6 +25,8 @@ public record RecordKey(String name, String key) {
 
 	/**
 	 * Create a record key.
+	 * @param name the operation name, never containing {@code ':'}
+	 * @param key the idempotency key, already hashed if it was too long
 	 * @throws IllegalArgumentException if the name or the key is empty, or the name
 	 * contains {@link #SEPARATOR}
 	 */

@@ -23,6 +23,20 @@ public record StoredResult(byte[] body, @Nullable String unreplayableReason, @Nu
 
 	private static final byte[] EMPTY = {};
 
+	/**
+	 * Create a stored outcome.
+	 * @param body the encoded result; empty for a {@code void} method, when unreplayable,
+	 * and for a failure
+	 * @param unreplayableReason why the result cannot be replayed, or {@code null} when
+	 * it can or when this is a failure
+	 * @param failureType the name of the exception class a duplicate gets, or
+	 * {@code null} when this is not a failure
+	 * @param failureMessage the message of that exception, or {@code null} when it has
+	 * none or this is not a failure
+	 * @throws IllegalArgumentException if the body is {@code null}, or the components
+	 * contradict each other (a body with an unreplayable reason or a failure, a failure
+	 * message without a failure type, an empty failure type)
+	 */
 	public StoredResult {
 		Assert.notNull(body, "'body' must not be null");
 		Assert.isTrue(unreplayableReason == null || body.length == 0, "an unreplayable result must have no body");

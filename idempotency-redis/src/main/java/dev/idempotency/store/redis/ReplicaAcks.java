@@ -45,6 +45,13 @@ public record ReplicaAcks(int replicas, Duration timeout) {
 	 */
 	public static final ReplicaAcks NONE = new ReplicaAcks(0, Duration.ofSeconds(1));
 
+	/**
+	 * Create the acknowledgements to wait for.
+	 * @param replicas number of replicas that must acknowledge; {@code 0} for none
+	 * @param timeout how long Redis waits for them
+	 * @throws IllegalArgumentException if the number of replicas is negative, or the
+	 * timeout is {@code null}, shorter than one millisecond or longer than 36500 days
+	 */
 	public ReplicaAcks {
 		Assert.isTrue(replicas >= 0, () -> "'replicas' must not be negative, was " + replicas);
 		Assert.notNull(timeout, "'timeout' must not be null");
