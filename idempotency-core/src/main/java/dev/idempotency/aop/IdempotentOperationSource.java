@@ -1,16 +1,11 @@
 package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
-import java.lang.reflect.Proxy;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -21,18 +16,11 @@ import dev.idempotency.codec.ResultCodec;
 import dev.idempotency.codec.ResultCodec.TypedCodec;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.Operation;
-import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.engine.OperationSettings;
 
-import org.springframework.aop.support.AopUtils;
-import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ResolvableType;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
-import org.springframework.format.annotation.DurationFormat;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
@@ -45,13 +33,11 @@ import org.springframework.util.StringValueResolver;
  */
 public class IdempotentOperationSource {
 
-	private final IdempotencyDefaults defaults;
+	private final OperationSettingsResolver settings;
 
 	private final ResultCodec codec;
 
-	private final @Nullable StringValueResolver valueResolver;
-
-	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+	private final ArgumentNames argumentNames = new ArgumentNames();
 
 	private final Map<Class<?>, Boolean> candidates = new ConcurrentHashMap<>();
 
@@ -84,9 +70,8 @@ public class IdempotentOperationSource {
 	 */
 	public IdempotentOperationSource(IdempotencyDefaults defaults, ResultCodec codec,
 			@Nullable StringValueResolver valueResolver, RequestHandlerMethods handlerMethods) {
-		this.defaults = defaults;
+		this.settings = new OperationSettingsResolver(defaults, valueResolver);
 		this.codec = codec;
-		this.valueResolver = valueResolver;
 		this.handlers = new RequestHandlerChecks(handlerMethods);
 	}
 
@@ -149,41 +134,21 @@ public class IdempotentOperationSource {
 	}
 
 	private @Nullable IdempotentOperation resolve(Method method, @Nullable Class<?> targetClass) {
-		Class<?> userClass = (targetClass != null) ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
-		Method declared = method;
-		if (Proxy.isProxyClass(userClass) || ClassUtils.isLambdaClass(userClass)) {
-			// A generated class, numbered in creation order, whose methods have no
-			// parameter names: the interface names the operation and its arguments. The
-			// pointcut asks about a lambda's own methods too.
-			declared = ClassUtils.getInterfaceMethodIfPossible(method, null);
-			userClass = declared.getDeclaringClass();
-		}
-		Method specific = AopUtils.getMostSpecificMethod(declared, userClass);
-		if (Modifier.isStatic(specific.getModifiers())) {
+		AnnotatedMethod found = AnnotatedMethod.find(method, targetClass);
+		if (found == null) {
 			return null;
 		}
-		Idempotent annotation = findMethodAnnotation(specific, method);
-		boolean objectMethod = ObjectMethods.isObjectMethod(specific);
-		if (annotation != null && objectMethod) {
-			throw ObjectMethods.annotated(specific);
-		}
-		boolean onType = false;
-		if (annotation == null && !objectMethod && Modifier.isPublic(specific.getModifiers())) {
-			annotation = AnnotatedElementUtils.findMergedAnnotation(userClass, Idempotent.class);
-			onType = true;
-		}
-		if (annotation == null) {
-			return null;
-		}
-		if (onType && this.handlers.servesOnlySafeMethods(specific, userClass)) {
+		Method specific = found.method();
+		Class<?> userClass = found.userClass();
+		Idempotent annotation = found.annotation();
+		if (found.onType() && this.handlers.servesOnlySafeMethods(specific, userClass)) {
 			// A type's annotation covers its handlers that change state; a safe-only one
 			// beside them (the GET of the same controller) has nothing to protect
 			return null;
 		}
-		String name = name(annotation, onType, userClass, specific);
-		checkName(name, annotation, specific);
-		Map<String, Integer> indexes = argumentIndexes(specific);
-		boolean namesKnown = this.parameterNames.getParameterNames(specific) != null;
+		String name = found.operationName();
+		Map<String, Integer> indexes = this.argumentNames.indexes(specific);
+		boolean namesKnown = this.argumentNames.namesKnown(specific);
 		boolean keyFromRequest = !StringUtils.hasText(annotation.key());
 		if (keyFromRequest) {
 			this.handlers.checkRequestHandler(specific, userClass);
@@ -196,7 +161,7 @@ public class IdempotentOperationSource {
 				: handler ? this.handlers.requestBody(specific, keyFromRequest) : null;
 		Expression payload = (payloadText != null)
 				? ExpressionParsing.parse("payload", payloadText, specific, indexes, namesKnown) : null;
-		OperationSettings settings = settings(name, annotation, specific);
+		OperationSettings settings = this.settings.resolve(name, annotation, specific);
 		ResultTypes.Resolved result = ResultTypes.resolve(specific, userClass);
 		TypedCodec typedCodec = codecFor(specific, result);
 		Operation operation = operation(name, settings, typedCodec,
@@ -223,80 +188,6 @@ public class IdempotentOperationSource {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException("Invalid replayFailures of @Idempotent "
 					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
-		}
-	}
-
-	private static void checkName(String name, Idempotent annotation, Method method) {
-		try {
-			Operation.checkName(name);
-		}
-		catch (IllegalArgumentException ex) {
-			if (StringUtils.hasText(annotation.name())) {
-				throw ExpressionParsing.invalid("name", annotation.name(), method, ex.getMessage());
-			}
-			throw new IllegalStateException("Invalid @Idempotent on " + ExpressionParsing.describe(method)
-					+ ": its default name is not valid, so give it a name: " + ex.getMessage());
-		}
-	}
-
-	private static @Nullable Idempotent findMethodAnnotation(Method specific, Method method) {
-		Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(specific, Idempotent.class);
-		if (annotation == null && specific != method) {
-			annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
-		}
-		return annotation;
-	}
-
-	// A name given on a type is shared by its methods, so each method adds its own name.
-	private static String name(Idempotent annotation, boolean onType, Class<?> userClass, Method method) {
-		if (!StringUtils.hasText(annotation.name())) {
-			return userClass.getSimpleName() + "." + method.getName();
-		}
-		return onType ? annotation.name() + "." + method.getName() : annotation.name();
-	}
-
-	private Map<String, Integer> argumentIndexes(Method method) {
-		Map<String, Integer> indexes = new HashMap<>();
-		String[] names = this.parameterNames.getParameterNames(method);
-		for (int i = 0; i < method.getParameterCount(); i++) {
-			indexes.put("p" + i, i);
-			indexes.put("a" + i, i);
-			if (names != null) {
-				indexes.put(names[i], i);
-			}
-		}
-		return Map.copyOf(indexes);
-	}
-
-	private OperationSettings settings(String name, Idempotent annotation, Method method) {
-		OperationOverrides annotated = new OperationOverrides(duration("lockTimeout", annotation.lockTimeout(), method),
-				duration("retention", annotation.retention(), method), annotation.onInProgress(),
-				duration("waitTimeout", annotation.waitTimeout(), method));
-		try {
-			return this.defaults.resolve(name, annotated);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("Invalid settings of @Idempotent operation '" + name + "' on "
-					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
-		}
-	}
-
-	private @Nullable Duration duration(String attribute, String value, Method method) {
-		if (!StringUtils.hasText(value)) {
-			return null;
-		}
-		String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(value) : value;
-		if (!StringUtils.hasText(resolved)) {
-			return null;
-		}
-		// Spring's duration styles: simple (500ms, 30s, 5m, 2h, 1d; a bare number is
-		// milliseconds, as in Spring Boot), composite (1h30m) and ISO-8601 (PT5M).
-		try {
-			return DurationFormatterUtils.detectAndParse(resolved.trim(), DurationFormat.Unit.MILLIS);
-		}
-		catch (IllegalArgumentException ex) {
-			throw ExpressionParsing.invalid(attribute, value, method,
-					"'" + resolved + "' is not a duration (use 500ms, 30s, 5m, 2h, 1d or PT5M)");
 		}
 	}
 

@@ -1,25 +1,21 @@
 package dev.idempotency.engine;
 
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.RenewalResult;
 
 /**
- * Renews the leases of running attempts every third of their lock timeout, from one
- * sweeper thread that walks the set of running attempts when the earliest renewal is due.
+ * Renews the leases of running attempts every third of their lock timeout, counted from
+ * the grant, from one sweeper thread ({@link RenewalSweeper}); starting and stopping an
+ * attempt takes no lock and, in the steady state, wakes no thread. Most calls finish well
+ * within a third of their lock timeout, and cost no store round trip.
  * <p>
  * Renewals are sent with {@link IdempotencyStore#renewLease} from a few threads of their
  * own ({@link RenewalSenders}), and never waited for: renewals do not queue behind one
@@ -31,57 +27,18 @@ import dev.idempotency.store.RenewalResult;
  * attempt, which then stops retrying. An attempt has at most one renewal in flight; its
  * {@link Attempt#isLeaseHeld()} turns {@code false} by the clock once the last confirmed
  * lease has run out, whatever the store does.
- * <p>
- * Starting and stopping an attempt only adds it to and removes it from a concurrent set:
- * no lock, no scheduled task and, in the steady state, no wake-up of the sweeper (a
- * scheduled task per call woke the scheduler thread on most calls, a context switch that
- * cost more than the rest of the engine). The sweeper never sleeps longer than the
- * shortest renewal period it has seen while attempts keep starting, so an attempt that
- * starts later is always due after the sweeper's next wake-up; only an attempt due
- * earlier than that (a shorter lock timeout, or the first after a quiet spell, when the
- * sweeper sleeps until woken) wakes it. A sweep also renews the attempts due within a
- * quarter of their period, so that thousands of attempts that started at different times
- * cost a few sweeps per period, not one each. Most calls finish well within a third of
- * their lock timeout, and cost no store round trip.
  */
 final class LeaseRenewer implements AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(LeaseRenewer.class);
-
-	private static final long NEVER = Long.MAX_VALUE;
-
-	private static final long WARNING_INTERVAL_SECONDS = 10;
-
-	private static final long WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(WARNING_INTERVAL_SECONDS);
-
-	// After a sweep that failed unexpectedly: no busy loop if it fails again at once
-	private static final long FAILED_SWEEP_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 	private final IdempotencyStore store;
 
 	private final LongSupplier nanoClock;
 
-	private final ThreadFactory threadFactory;
-
-	private final Set<Renewal> running = ConcurrentHashMap.newKeySet();
-
 	private final RenewalSenders senders = new RenewalSenders();
 
-	private final AtomicLong shortestPeriodNanos = new AtomicLong(NEVER);
+	private final RenewalWarnings warnings;
 
-	private final AtomicLong lastWarningNanos;
-
-	// When the sweeper wakes up next, on the nanoClock's scale; NEVER while it sleeps
-	// until an attempt wakes it.
-	private volatile long nextSweepNanos = NEVER;
-
-	// Whether an attempt started since the last sweep; written only when false, so that
-	// callers do not contend for its cache line.
-	private volatile boolean started;
-
-	private volatile @Nullable Thread sweeper;
-
-	private volatile boolean closed;
+	private final RenewalSweeper sweeper;
 
 	/**
 	 * Create a renewer on {@link System#nanoTime()} with a daemon sweeper thread.
@@ -106,8 +63,8 @@ final class LeaseRenewer implements AutoCloseable {
 	LeaseRenewer(IdempotencyStore store, LongSupplier nanoClock, ThreadFactory threadFactory) {
 		this.store = store;
 		this.nanoClock = nanoClock;
-		this.threadFactory = threadFactory;
-		this.lastWarningNanos = new AtomicLong(nanoClock.getAsLong() - WARNING_INTERVAL_NANOS);
+		this.warnings = new RenewalWarnings(nanoClock);
+		this.sweeper = new RenewalSweeper(nanoClock, threadFactory, this.senders);
 	}
 
 	/**
@@ -124,38 +81,12 @@ final class LeaseRenewer implements AutoCloseable {
 	 * @param lease its lock timeout
 	 * @param retention how long its record is kept past the lease
 	 * @return a handle that stops renewal
+	 * @throws IllegalStateException once closed
 	 */
 	Renewal start(Attempt attempt, Duration lease, Duration retention) {
 		long period = Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease.toNanos() / 3);
-		if (period < this.shortestPeriodNanos.get()) {
-			this.shortestPeriodNanos.accumulateAndGet(period, Math::min);
-		}
 		Renewal renewal = new Renewal(attempt, lease, retention, period);
-		this.running.add(renewal);
-		// Read after the add: either close() sees this renewal and the sweeper keeps it
-		// renewed until it stops, or this sees the close.
-		if (this.closed) {
-			this.running.remove(renewal);
-			throw new IllegalStateException("The lease renewer is closed: the idempotency engine was shut down");
-		}
-		if (!this.started) {
-			this.started = true;
-		}
-		Thread sweeper;
-		try {
-			sweeper = sweeper();
-		}
-		catch (Throwable ex) {
-			// No handle reaches the caller: a renewal left behind would be renewed for
-			// ever
-			this.running.remove(renewal);
-			throw ex;
-		}
-		// Read after the add: either the sweeper sees this renewal when it checks its
-		// plan, or this sees the plan and wakes the sweeper (see sweep()).
-		if (isBefore(renewal.dueNanos, this.nextSweepNanos)) {
-			LockSupport.unpark(sweeper);
-		}
+		this.sweeper.add(renewal);
 		return renewal;
 	}
 
@@ -164,7 +95,7 @@ final class LeaseRenewer implements AutoCloseable {
 	 * @return the number of running attempts
 	 */
 	int running() {
-		return this.running.size();
+		return this.sweeper.size();
 	}
 
 	/**
@@ -174,139 +105,7 @@ final class LeaseRenewer implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		this.closed = true;
-		Thread sweeper = this.sweeper;
-		if (sweeper != null) {
-			LockSupport.unpark(sweeper);
-		}
-	}
-
-	private Thread sweeper() {
-		Thread sweeper = this.sweeper;
-		if (sweeper == null) {
-			synchronized (this) {
-				sweeper = this.sweeper;
-				if (sweeper == null) {
-					sweeper = this.threadFactory.newThread(this::sweepUntilClosed);
-					// Kept only once started: a thread that failed to start (no native
-					// thread left) would never renew anything
-					sweeper.start();
-					this.sweeper = sweeper;
-				}
-			}
-		}
-		return sweeper;
-	}
-
-	// An Error outside a renewal (from the clock, the set, an allocation) must not end
-	// the sweeps for good: every running lease depends on them. A sweeper that dies all
-	// the same gives way to a new one.
-	private void sweepUntilClosed() {
-		try {
-			while (!this.closed || !this.running.isEmpty()) {
-				try {
-					sweep();
-				}
-				catch (Throwable ex) {
-					logger.error("A sweep of the lease renewer failed unexpectedly; sweeping on", ex);
-					LockSupport.parkNanos(this, FAILED_SWEEP_PAUSE_NANOS);
-				}
-			}
-			this.senders.close();
-		}
-		finally {
-			replaceIfNeeded();
-		}
-	}
-
-	private void replaceIfNeeded() {
-		synchronized (this) {
-			if (this.sweeper == Thread.currentThread()) {
-				this.sweeper = null;
-			}
-		}
-		if (!this.running.isEmpty()) {
-			try {
-				sweeper();
-			}
-			catch (Throwable ex) {
-				logger.error("Could not replace the lease renewer's sweeper thread; the next attempt tries again", ex);
-			}
-		}
-	}
-
-	// One pass: renews what is due, then sleeps until the next renewal is due
-	private void sweep() {
-		// Nothing interrupts the sweeper to stop it (close() does not), and a flag
-		// left set would make every park below return at once
-		Thread.interrupted();
-		boolean active = this.started;
-		this.started = false;
-		this.senders.unstick();
-		long now = this.nanoClock.getAsLong();
-		long next = NEVER;
-		for (Renewal renewal : this.running) {
-			if (!isBefore(now, renewal.dueNanos - renewal.slackNanos)) {
-				renew(renewal, now);
-			}
-			next = earliest(next, renewal.dueNanos - renewal.slackNanos);
-		}
-		// While attempts keep starting, wake up at least once per shortest period, so
-		// that those yet to start are due after the next wake-up and need not wake it.
-		if (active || this.started || !this.running.isEmpty()) {
-			next = earliest(next, now + this.shortestPeriodNanos.get());
-		}
-		// Renewals that wait for a sender thread may wait behind renewals that hang
-		if (this.senders.isBacklogged()) {
-			next = earliest(next, now + RenewalSenders.STALL_NANOS);
-		}
-		this.nextSweepNanos = next;
-		if (isDueBefore(next)) {
-			return;
-		}
-		if (next == NEVER) {
-			if (this.closed) {
-				return;
-			}
-			LockSupport.park(this);
-		}
-		else {
-			LockSupport.parkNanos(this, next - this.nanoClock.getAsLong());
-		}
-	}
-
-	private static void renew(Renewal renewal, long now) {
-		try {
-			renewal.send(now);
-		}
-		catch (Throwable ex) {
-			// Never let one renewal stop the sweeper: every other lease depends on it.
-			renewal.inFlight = false;
-			logger.error("Lease renewal of " + renewal.attempt + " failed unexpectedly", ex);
-		}
-	}
-
-	// Plan written, set read: an attempt added meanwhile is either seen here or sees the
-	// plan in start().
-	private boolean isDueBefore(long next) {
-		for (Renewal renewal : this.running) {
-			if (isBefore(renewal.dueNanos - renewal.slackNanos, next)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	// Compares times on the nanoClock's scale, which may wrap; NEVER is after all.
-	private static boolean isBefore(long nanos, long other) {
-		if (other == NEVER) {
-			return nanos != NEVER;
-		}
-		return nanos != NEVER && nanos - other < 0;
-	}
-
-	private static long earliest(long nanos, long other) {
-		return isBefore(nanos, other) ? nanos : other;
+		this.sweeper.close();
 	}
 
 	/**
@@ -345,6 +144,32 @@ final class LeaseRenewer implements AutoCloseable {
 			this.dueNanos = attempt.grantedNanos() + periodNanos;
 		}
 
+		long periodNanos() {
+			return this.periodNanos;
+		}
+
+		long dueNanos() {
+			return this.dueNanos;
+		}
+
+		// When a sweep renews it: a quarter of a period early, so that one sweep renews
+		// many attempts
+		long sweepNanos() {
+			return this.dueNanos - this.slackNanos;
+		}
+
+		// Plans the next renewal and sends this one; never throws, for the sweeper that
+		// calls it renews every other lease
+		void renew(long now) {
+			try {
+				send(now);
+			}
+			catch (Throwable ex) {
+				this.inFlight = false;
+				LeaseRenewer.this.warnings.unexpected(this.attempt, ex);
+			}
+		}
+
 		private void send(long now) {
 			this.dueNanos = now + this.periodNanos;
 			// A reply lost for a whole lease (a store that never answers) must not stop
@@ -378,7 +203,8 @@ final class LeaseRenewer implements AutoCloseable {
 			if (ex != null || result == null) {
 				// Keep trying: the store may come back before anyone takes over, and a
 				// renewal that finds the record taken over will report it.
-				failed((ex != null) ? ex : new IllegalStateException("The store answered no renewal result"));
+				LeaseRenewer.this.warnings.failed(this.attempt,
+						(ex != null) ? ex : new IllegalStateException("The store answered no renewal result"));
 				return;
 			}
 			this.attempt.renewal(result, sent);
@@ -388,29 +214,17 @@ final class LeaseRenewer implements AutoCloseable {
 			// Nothing left to renew: the store holds this attempt's own outcome, or
 			// another attempt took the record over
 			if (result == RenewalResult.LOST && !this.stopped) {
-				logger.warn(this.attempt + " no longer owns its record: another attempt took it over");
+				LeaseRenewer.this.warnings.lost(this.attempt);
 			}
 			stop();
 		}
 
-		// Runs on a client's I/O thread, perhaps for thousands of attempts at once when
-		// the store goes away: one warning per interval, the rest at DEBUG.
-		private void failed(Throwable ex) {
-			long now = LeaseRenewer.this.nanoClock.getAsLong();
-			long last = LeaseRenewer.this.lastWarningNanos.get();
-			if (now - last >= WARNING_INTERVAL_NANOS && LeaseRenewer.this.lastWarningNanos.compareAndSet(last, now)) {
-				logger.warn("Could not renew the lease of " + this.attempt + " (renewals of other attempts may be "
-						+ "failing too; further failures are logged at DEBUG for " + WARNING_INTERVAL_SECONDS + " s): "
-						+ ex);
-			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug("Could not renew the lease of " + this.attempt, ex);
-			}
-		}
-
+		/**
+		 * Stop renewing this attempt's lease.
+		 */
 		void stop() {
 			this.stopped = true;
-			LeaseRenewer.this.running.remove(this);
+			LeaseRenewer.this.sweeper.remove(this);
 		}
 
 	}
