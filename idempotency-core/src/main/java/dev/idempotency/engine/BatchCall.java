@@ -22,9 +22,10 @@ import org.springframework.util.Assert;
 
 /**
  * One call of {@link IdempotencyEngine#executeAll}: acquires every distinct key of a
- * batch at once, runs the work of the items it took on the caller's thread, records their
- * outcomes at once ({@link BatchRecorder}), and hands every item its outcome, items with
- * the same key that of the first ({@link BatchItems}).
+ * batch at once and decides each from the store's answer, has the work of the items it
+ * took run on the caller's thread ({@link BatchWork}), records their outcomes at once
+ * ({@link BatchRecorder}), and hands every item its outcome, items with the same key that
+ * of the first ({@link BatchItems}).
  *
  * @param <I> the item type
  */

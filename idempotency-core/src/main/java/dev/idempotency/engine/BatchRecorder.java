@@ -25,6 +25,7 @@ import dev.idempotency.store.StoredResult;
  * the failed batch did complete completes again, and each item learns its own fate. All
  * of that takes one lock timeout from the batch call's failure for the whole batch, not
  * one per item: an item not reached by then fails without another try, its fate unknown.
+ * One instance serves every batch of an engine.
  */
 final class BatchRecorder {
 
