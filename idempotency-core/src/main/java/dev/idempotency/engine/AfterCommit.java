@@ -41,7 +41,9 @@ final class AfterCommit implements TransactionOutcome {
 			"org.springframework.transaction.support.TransactionSynchronizationManager",
 			AfterCommit.class.getClassLoader());
 
-	private final IdempotencyEngine engine;
+	private final MethodOutcomes outcomes;
+
+	private final Listeners listeners;
 
 	private final Call call;
 
@@ -59,9 +61,10 @@ final class AfterCommit implements TransactionOutcome {
 
 	private final AtomicBoolean settled = new AtomicBoolean();
 
-	AfterCommit(IdempotencyEngine engine, Call call, Operation operation, Attempt attempt, boolean takeover,
-			@Nullable Object value, Renewal renewal, Ticket ticket) {
-		this.engine = engine;
+	AfterCommit(MethodOutcomes outcomes, Listeners listeners, Call call, Operation operation, Attempt attempt,
+			boolean takeover, @Nullable Object value, Renewal renewal, Ticket ticket) {
+		this.outcomes = outcomes;
+		this.listeners = listeners;
 		this.call = call;
 		this.operation = operation;
 		this.attempt = attempt;
@@ -110,7 +113,7 @@ final class AfterCommit implements TransactionOutcome {
 	 * @return the method's value
 	 */
 	@Nullable Object register() {
-		this.engine.listeners().detach(this.call, this.attempt.record());
+		this.listeners.detach(this.call, this.attempt.record());
 		try {
 			SpringTransactions.register(this);
 		}
@@ -130,7 +133,7 @@ final class AfterCommit implements TransactionOutcome {
 		}
 		Throwable error = null;
 		try {
-			this.engine.completed(this.call, this.operation, this.attempt, this.takeover, this.value);
+			this.outcomes.completed(this.call, this.operation, this.attempt, this.takeover, this.value);
 		}
 		catch (IdempotencyLockLostException ex) {
 			// Reported, and logged by the recorder
@@ -159,7 +162,7 @@ final class AfterCommit implements TransactionOutcome {
 		}
 		Throwable error = null;
 		try {
-			error = release(this.engine, this.call, this.operation, this.attempt, how);
+			error = release(this.outcomes, this.call, this.operation, this.attempt, how);
 		}
 		finally {
 			end(error);
@@ -172,11 +175,11 @@ final class AfterCommit implements TransactionOutcome {
 	 * @param how how the transaction ended
 	 * @return the exception that says why, to end the call with
 	 */
-	static IllegalStateException release(IdempotencyEngine engine, Call call, Operation operation, Attempt attempt,
+	static IllegalStateException release(MethodOutcomes outcomes, Call call, Operation operation, Attempt attempt,
 			String how) {
 		IllegalStateException rollback = new IllegalStateException(attempt + " ran its method, but the transaction "
 				+ "it ran in " + how + "; its record was released for the next delivery");
-		engine.released(call, operation, attempt, rollback);
+		outcomes.released(call, operation, attempt, rollback);
 		for (Throwable ex : rollback.getSuppressed()) {
 			logger.warn(rollback.getMessage() + ", but the release failed: the record stays IN_PROGRESS until "
 					+ "its lease runs out: " + ex.getMessage(), ex);
@@ -192,7 +195,7 @@ final class AfterCommit implements TransactionOutcome {
 	private void end(@Nullable Throwable error) {
 		this.renewal.stop();
 		this.ticket.end();
-		this.engine.listeners().end(this.call, this.attempt.record(), error);
+		this.listeners.end(this.call, this.attempt.record(), error);
 	}
 
 }

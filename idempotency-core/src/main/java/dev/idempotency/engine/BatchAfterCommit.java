@@ -24,16 +24,19 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 
 	private static final Log logger = LogFactory.getLog(BatchAfterCommit.class);
 
-	private final IdempotencyEngine engine;
+	private final BatchRecorder recorder;
+
+	private final MethodOutcomes outcomes;
 
 	private final Operation operation;
 
-	private final List<BatchItems<I>.Slot> ran;
+	private final List<BatchSlot<I>> ran;
 
 	private final AtomicBoolean settled = new AtomicBoolean();
 
-	BatchAfterCommit(IdempotencyEngine engine, Operation operation, List<BatchItems<I>.Slot> ran) {
-		this.engine = engine;
+	BatchAfterCommit(BatchRecorder recorder, MethodOutcomes outcomes, Operation operation, List<BatchSlot<I>> ran) {
+		this.recorder = recorder;
+		this.outcomes = outcomes;
 		this.operation = operation;
 		this.ran = ran;
 	}
@@ -43,7 +46,7 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 	 * synchronization that cannot be registered completes the records at once.
 	 */
 	void register() {
-		for (BatchItems<I>.Slot slot : this.ran) {
+		for (BatchSlot<I> slot : this.ran) {
 			slot.defer();
 		}
 		try {
@@ -63,12 +66,12 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 
 	@Override
 	public @Nullable Object value(RecordKey record) {
-		BatchItems<I>.Slot slot = slot(record);
+		BatchSlot<I> slot = slot(record);
 		return (slot != null) ? slot.value() : null;
 	}
 
-	private BatchItems<I>.@Nullable Slot slot(RecordKey record) {
-		for (BatchItems<I>.Slot slot : this.ran) {
+	private @Nullable BatchSlot<I> slot(RecordKey record) {
+		for (BatchSlot<I> slot : this.ran) {
 			if (slot.record().equals(record)) {
 				return slot;
 			}
@@ -82,10 +85,10 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 			return;
 		}
 		try {
-			new BatchRecorder(this.engine, this.operation).record(this.ran);
+			this.recorder.record(this.operation, this.ran);
 		}
 		finally {
-			for (BatchItems<I>.Slot slot : this.ran) {
+			for (BatchSlot<I> slot : this.ran) {
 				slot.settled(unrecorded(slot));
 			}
 		}
@@ -96,10 +99,10 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 		if (!this.settled.compareAndSet(false, true)) {
 			return;
 		}
-		for (BatchItems<I>.Slot slot : this.ran) {
+		for (BatchSlot<I> slot : this.ran) {
 			Throwable error = null;
 			try {
-				error = AfterCommit.release(this.engine, slot.call(), this.operation, slot.attempt(), how);
+				error = AfterCommit.release(this.outcomes, slot.call(), this.operation, slot.attempt(), how);
 			}
 			finally {
 				slot.settled(error);
@@ -114,7 +117,7 @@ final class BatchAfterCommit<I> implements TransactionOutcome {
 
 	// The recorder turned an item it could not complete into a failure; the caller had
 	// its value already, so it is only logged
-	private @Nullable Throwable unrecorded(BatchItems<I>.Slot slot) {
+	private @Nullable Throwable unrecorded(BatchSlot<I> slot) {
 		if (slot.outcome() instanceof Failed<?, ?> failed) {
 			logger.error("The transaction of " + slot.attempt() + " committed, but its record could not be "
 					+ "completed: " + failed.exception().getMessage(), failed.exception());

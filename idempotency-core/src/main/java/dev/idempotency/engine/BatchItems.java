@@ -1,6 +1,5 @@
 package dev.idempotency.engine;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -18,17 +17,16 @@ import dev.idempotency.BatchOutcome.KeyReused;
 import dev.idempotency.BatchOutcome.Replayed;
 import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.engine.InFlightCalls.Ticket;
-import dev.idempotency.engine.LeaseRenewer.Renewal;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.RecordKey;
 
 import org.springframework.util.Assert;
 
 /**
- * The items of a batch, grouped by record: one {@link Slot} per distinct key, decided by
- * the first item with that key, in the order of those first items. Every item has its own
- * observed call, detached from the caller's thread at once: the items' calls overlap, so
- * none can be made current there.
+ * The items of a batch, grouped by record: one {@link BatchSlot} per distinct key,
+ * decided by the first item with that key, in the order of those first items. Every item
+ * has its own observed call, detached from the caller's thread at once: the items' calls
+ * overlap, so none can be made current there.
  *
  * @param <I> the item type
  */
@@ -38,13 +36,13 @@ final class BatchItems<I> {
 
 	private final List<? extends I> items;
 
-	private final List<Slot> slotOf;
+	private final List<BatchSlot<I>> slotOf;
 
 	private final byte @Nullable [][] fingerprints;
 
 	private final Call[] calls;
 
-	private final List<Slot> slots;
+	private final List<BatchSlot<I>> slots;
 
 	BatchItems(Listeners listeners, List<? extends I> items, Function<? super I, RecordKey> records,
 			@Nullable Function<? super I, byte @Nullable []> fingerprints,
@@ -66,7 +64,7 @@ final class BatchItems<I> {
 				this.fingerprints[i] = fingerprints.apply(item);
 			}
 		}
-		Map<RecordKey, Slot> byRecord = new LinkedHashMap<>();
+		Map<RecordKey, BatchSlot<I>> byRecord = new LinkedHashMap<>();
 		this.slotOf = new ArrayList<>(size);
 		this.calls = new Call[size];
 		for (int i = 0; i < size; i++) {
@@ -74,13 +72,13 @@ final class BatchItems<I> {
 			Call call = listeners.start(keys[i]);
 			listeners.detach(call, keys[i]);
 			this.calls[i] = call;
-			this.slotOf.add(byRecord.computeIfAbsent(keys[i],
-					(record) -> new Slot(index, record, requests.apply(fingerprint(index)), call)));
+			this.slotOf.add(byRecord.computeIfAbsent(keys[i], (record) -> new BatchSlot<>(index, this.items.get(index),
+					record, requests.apply(fingerprint(index)), call, listeners)));
 		}
 		this.slots = List.copyOf(byRecord.values());
 	}
 
-	List<Slot> slots() {
+	List<BatchSlot<I>> slots() {
 		return this.slots;
 	}
 
@@ -95,11 +93,11 @@ final class BatchItems<I> {
 	List<BatchOutcome<I, @Nullable Object>> outcomes() {
 		List<BatchOutcome<I, @Nullable Object>> outcomes = new ArrayList<>(this.items.size());
 		for (int i = 0; i < this.items.size(); i++) {
-			Slot slot = this.slotOf.get(i);
-			BatchOutcome<I, @Nullable Object> outcome = (slot.first == i) ? slot.outcome() : duplicate(i, slot);
+			BatchSlot<I> slot = this.slotOf.get(i);
+			BatchOutcome<I, @Nullable Object> outcome = (slot.first() == i) ? slot.outcome() : duplicate(i, slot);
 			outcomes.add(outcome);
-			if (!slot.deferred || slot.first != i) {
-				this.listeners.end(this.calls[i], slot.record,
+			if (!slot.isDeferred() || slot.first() != i) {
+				this.listeners.end(this.calls[i], slot.record(),
 						(outcome instanceof Failed<?, ?> failed) ? failed.exception() : null);
 			}
 		}
@@ -107,11 +105,11 @@ final class BatchItems<I> {
 	}
 
 	// The first item with the key decides: its result is replayed, anything else repeated
-	private BatchOutcome<I, @Nullable Object> duplicate(int index, Slot slot) {
+	private BatchOutcome<I, @Nullable Object> duplicate(int index, BatchSlot<I> slot) {
 		I item = this.items.get(index);
-		String key = slot.record.key();
+		String key = slot.record().key();
 		byte[] fingerprint = fingerprint(index);
-		byte[] firstFingerprint = fingerprint(slot.first);
+		byte[] firstFingerprint = fingerprint(slot.first());
 		BatchOutcome<I, @Nullable Object> first = slot.outcome();
 		BatchOutcome<I, @Nullable Object> outcome;
 		Outcome counted;
@@ -139,7 +137,7 @@ final class BatchItems<I> {
 			outcome = new KeyReused<>(item, key);
 			counted = Outcome.KEY_REUSE;
 		}
-		this.listeners.onOutcome(this.calls[index], slot.record.name(), counted);
+		this.listeners.onOutcome(this.calls[index], slot.record().name(), counted);
 		return outcome;
 	}
 
@@ -149,13 +147,13 @@ final class BatchItems<I> {
 	 * @return whether they were admitted; if not, none is
 	 */
 	boolean admit(InFlightCalls inFlight) {
-		for (Slot slot : this.slots) {
+		for (BatchSlot<I> slot : this.slots) {
 			Ticket ticket = inFlight.admit(Thread.currentThread());
 			if (ticket == null) {
 				leave();
 				return false;
 			}
-			slot.ticket = ticket;
+			slot.admitted(ticket);
 		}
 		return true;
 	}
@@ -164,8 +162,8 @@ final class BatchItems<I> {
 	 * End the admitted call of every distinct key, once its record is settled.
 	 */
 	void leave() {
-		for (Slot slot : this.slots) {
-			if (!slot.deferred) {
+		for (BatchSlot<I> slot : this.slots) {
+			if (!slot.isDeferred()) {
 				slot.leave();
 			}
 		}
@@ -176,7 +174,7 @@ final class BatchItems<I> {
 	 */
 	void end(Throwable failure) {
 		for (int i = 0; i < this.items.size(); i++) {
-			this.listeners.end(this.calls[i], this.slotOf.get(i).record, failure);
+			this.listeners.end(this.calls[i], this.slotOf.get(i).record(), failure);
 		}
 	}
 
@@ -185,187 +183,12 @@ final class BatchItems<I> {
 	 * is complete.
 	 */
 	@Nullable Error encodingError() {
-		for (Slot slot : this.slots) {
-			if (slot.encodingError != null) {
-				return slot.encodingError;
+		for (BatchSlot<I> slot : this.slots) {
+			if (slot.encodingError() != null) {
+				return slot.encodingError();
 			}
 		}
 		return null;
-	}
-
-	/**
-	 * The record of the items with one key, and what became of it.
-	 */
-	final class Slot {
-
-		private final int first;
-
-		private final RecordKey record;
-
-		private final AcquireRequest request;
-
-		private final Call call;
-
-		private @Nullable Attempt attempt;
-
-		private boolean takeover;
-
-		private @Nullable Renewal renewal;
-
-		private @Nullable Ticket ticket;
-
-		private boolean ran;
-
-		private boolean bypassed;
-
-		private @Nullable Object value;
-
-		private @Nullable BatchOutcome<I, @Nullable Object> outcome;
-
-		private @Nullable Error encodingError;
-
-		// Settled once the caller's transaction has ended (BatchAfterCommit), which ends
-		// its call and ticket then
-		private boolean deferred;
-
-		Slot(int first, RecordKey record, AcquireRequest request, Call call) {
-			this.first = first;
-			this.record = record;
-			this.request = request;
-			this.call = call;
-		}
-
-		I item() {
-			return BatchItems.this.items.get(this.first);
-		}
-
-		RecordKey record() {
-			return this.record;
-		}
-
-		AcquireRequest request() {
-			return this.request;
-		}
-
-		Call call() {
-			return this.call;
-		}
-
-		Attempt attempt() {
-			Attempt attempt = this.attempt;
-			Assert.state(attempt != null, "Not taken");
-			return attempt;
-		}
-
-		boolean takeover() {
-			return this.takeover;
-		}
-
-		Ticket ticket() {
-			Ticket ticket = this.ticket;
-			Assert.state(ticket != null, "Not admitted");
-			return ticket;
-		}
-
-		void bypassed() {
-			this.bypassed = true;
-		}
-
-		boolean isBypassed() {
-			return this.bypassed;
-		}
-
-		boolean hasRun() {
-			return this.ran;
-		}
-
-		@Nullable Object value() {
-			return this.value;
-		}
-
-		void taken(Attempt attempt, boolean takeover, Renewal renewal) {
-			this.attempt = attempt;
-			this.takeover = takeover;
-			this.renewal = renewal;
-		}
-
-		void ran(@Nullable Object value) {
-			this.ran = true;
-			this.value = value;
-		}
-
-		@Nullable Error encodingError() {
-			return this.encodingError;
-		}
-
-		void encodingError(@Nullable Error error) {
-			this.encodingError = error;
-		}
-
-		void executed(@Nullable Object value) {
-			this.outcome = new Executed<>(item(), this.record.key(), value);
-		}
-
-		void replayed(@Nullable Object value) {
-			this.outcome = new Replayed<>(item(), this.record.key(), value);
-		}
-
-		void inProgress(Duration retryAfter) {
-			this.outcome = new InProgress<>(item(), this.record.key(), retryAfter);
-		}
-
-		void keyReused() {
-			this.outcome = new KeyReused<>(item(), this.record.key());
-		}
-
-		void failed(Throwable exception) {
-			this.outcome = new Failed<>(item(), this.record.key(), exception);
-		}
-
-		/**
-		 * Leave the record of an item that ran to be settled once the caller's
-		 * transaction has ended: its value is its outcome now.
-		 */
-		void defer() {
-			this.deferred = true;
-			executed(this.value);
-		}
-
-		boolean isDeferred() {
-			return this.deferred;
-		}
-
-		/**
-		 * End a deferred item's call, once its record is settled.
-		 * @param error what kept its record from completing, or {@code null}
-		 */
-		void settled(@Nullable Throwable error) {
-			stopRenewal();
-			leave();
-			BatchItems.this.listeners.end(this.call, this.record, error);
-		}
-
-		private void leave() {
-			Ticket ticket = this.ticket;
-			if (ticket != null) {
-				this.ticket = null;
-				ticket.end();
-			}
-		}
-
-		void stopRenewal() {
-			Renewal renewal = this.renewal;
-			if (renewal != null) {
-				renewal.stop();
-			}
-		}
-
-		BatchOutcome<I, @Nullable Object> outcome() {
-			BatchOutcome<I, @Nullable Object> outcome = this.outcome;
-			Assert.state(outcome != null, () -> "No outcome for " + this.record);
-			return outcome;
-		}
-
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -14,6 +15,7 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.engine.ResultEncoder.Encoded;
 import dev.idempotency.store.BatchComplete;
+import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.StoredResult;
 
 /**
@@ -23,31 +25,42 @@ import dev.idempotency.store.StoredResult;
  * the failed batch did complete completes again, and each item learns its own fate. All
  * of that takes one lock timeout from the batch call's failure for the whole batch, not
  * one per item: an item not reached by then fails without another try, its fate unknown.
+ * One instance serves every batch of an engine.
  */
 final class BatchRecorder {
 
 	private static final Log logger = LogFactory.getLog(BatchRecorder.class);
 
-	private final IdempotencyEngine engine;
+	private final IdempotencyStore store;
 
-	private final Operation operation;
+	private final LongSupplier nanoClock;
 
-	BatchRecorder(IdempotencyEngine engine, Operation operation) {
-		this.engine = engine;
-		this.operation = operation;
+	private final ResultEncoder encoder;
+
+	private final OutcomeRecorder recorder;
+
+	private final OutcomeReporter reporter;
+
+	BatchRecorder(IdempotencyStore store, LongSupplier nanoClock, ResultEncoder encoder, OutcomeRecorder recorder,
+			OutcomeReporter reporter) {
+		this.store = store;
+		this.nanoClock = nanoClock;
+		this.encoder = encoder;
+		this.recorder = recorder;
+		this.reporter = reporter;
 	}
 
-	<I> void record(List<BatchItems<I>.Slot> taken) {
-		List<BatchItems<I>.Slot> ran = taken.stream().filter(BatchItems.Slot::hasRun).toList();
+	<I> void record(Operation operation, List<BatchSlot<I>> taken) {
+		List<BatchSlot<I>> ran = taken.stream().filter(BatchSlot::hasRun).toList();
 		if (ran.isEmpty()) {
 			return;
 		}
-		Duration retention = this.operation.settings().retention();
+		Duration retention = operation.settings().retention();
 		List<StoredResult> stored = new ArrayList<>(ran.size());
 		List<BatchComplete> batch = new ArrayList<>(ran.size());
-		for (BatchItems<I>.Slot slot : ran) {
+		for (BatchSlot<I> slot : ran) {
 			Attempt attempt = slot.attempt();
-			Encoded encoded = this.engine.encoder().encode(this.operation, attempt, slot.value());
+			Encoded encoded = this.encoder.encode(operation, attempt, slot.value());
 			slot.encodingError(encoded.error());
 			stored.add(encoded.stored());
 			batch.add(
@@ -57,42 +70,44 @@ final class BatchRecorder {
 		@Nullable RuntimeException batchFailure = null;
 		List<Boolean> completed;
 		try {
-			completed = completeAll(batch);
+			completed = completeAll(operation, batch);
 		}
 		catch (RuntimeException ex) {
 			completed = null;
 			batchFailure = ex;
 			// From the failure, as a single call's retries: a batch command that failed
 			// only after a lock timeout (a timeout) still leaves each item its own try
-			deadline = this.engine.nanoClock().getAsLong() + this.operation.settings().lockTimeout().toNanos();
+			deadline = this.nanoClock.getAsLong() + operation.settings().lockTimeout().toNanos();
 		}
 		for (int i = 0; i < ran.size(); i++) {
-			BatchItems<I>.Slot slot = ran.get(i);
+			BatchSlot<I> slot = ran.get(i);
 			if (completed == null) {
-				completeAlone(slot, stored.get(i), retention, deadline, Objects.requireNonNull(batchFailure));
+				completeAlone(operation, slot, stored.get(i), retention, deadline,
+						Objects.requireNonNull(batchFailure));
 			}
 			else if (completed.get(i)) {
-				executed(slot);
+				executed(operation, slot);
 			}
 			else {
 				Attempt attempt = slot.attempt();
 				logger.error(attempt + " ran its work in a batch but lost the record to another attempt before "
 						+ "completing: its result was discarded. Raise the lock timeout of operation '" + attempt.name()
 						+ "' if the batch was alive (a long GC pause, or work too slow for it).");
-				failed(slot, new IdempotencyLockLostException(attempt.name(), attempt.key(), attempt.fence()));
+				failed(operation, slot,
+						new IdempotencyLockLostException(attempt.name(), attempt.key(), attempt.fence()));
 			}
 		}
 	}
 
 	// The caller's interrupt flag is cleared for the store call, as for single calls
-	private List<Boolean> completeAll(List<BatchComplete> batch) {
+	private List<Boolean> completeAll(Operation operation, List<BatchComplete> batch) {
 		boolean interrupted = Thread.interrupted();
 		try {
-			return this.engine.getStore().completeAll(batch);
+			return this.store.completeAll(batch);
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not complete a batch of " + batch.size() + " records of operation '"
-					+ this.operation.name() + "' at once; completing each on its own", ex);
+			logger.debug("Could not complete a batch of " + batch.size() + " records of operation '" + operation.name()
+					+ "' at once; completing each on its own", ex);
 			throw ex;
 		}
 		finally {
@@ -102,11 +117,11 @@ final class BatchRecorder {
 		}
 	}
 
-	private <I> void completeAlone(BatchItems<I>.Slot slot, StoredResult stored, Duration retention, long deadline,
-			RuntimeException batchFailure) {
+	private <I> void completeAlone(Operation operation, BatchSlot<I> slot, StoredResult stored, Duration retention,
+			long deadline, RuntimeException batchFailure) {
 		Attempt attempt = slot.attempt();
-		if (this.engine.nanoClock().getAsLong() - deadline >= 0) {
-			failed(slot, attempt.isFinished() ? OutcomeRecorder.unconfirmed(attempt, batchFailure)
+		if (this.nanoClock.getAsLong() - deadline >= 0) {
+			failed(operation, slot, attempt.isFinished() ? OutcomeRecorder.unconfirmed(attempt, batchFailure)
 					: new IdempotencyCompletionException(attempt + " ran its work in a batch whose completion failed, "
 							+ "and the lock timeout that completing the batch may take ran out before this item could be "
 							+ "completed on its own: the store holds its record COMPLETED if the batch's command got through, "
@@ -115,23 +130,23 @@ final class BatchRecorder {
 			return;
 		}
 		try {
-			this.engine.recorder().complete(attempt, stored, retention, deadline);
+			this.recorder.complete(attempt, stored, retention, deadline);
 		}
 		catch (IdempotencyLockLostException | IdempotencyCompletionException ex) {
-			failed(slot, ex);
+			failed(operation, slot, ex);
 			return;
 		}
-		executed(slot);
+		executed(operation, slot);
 	}
 
-	private <I> void executed(BatchItems<I>.Slot slot) {
-		this.engine.report(slot.call(), this.operation, slot.record(),
+	private <I> void executed(Operation operation, BatchSlot<I> slot) {
+		this.reporter.report(slot.call(), operation, slot.record(),
 				slot.takeover() ? Outcome.RECOVERED : Outcome.EXECUTED);
 		slot.executed(slot.value());
 	}
 
-	private <I> void failed(BatchItems<I>.Slot slot, IdempotencyException ex) {
-		this.engine.report(slot.call(), this.operation, slot.record(),
+	private <I> void failed(Operation operation, BatchSlot<I> slot, IdempotencyException ex) {
+		this.reporter.report(slot.call(), operation, slot.record(),
 				(ex instanceof IdempotencyLockLostException) ? Outcome.LOCK_LOST : Outcome.STORE_ERROR);
 		Error error = slot.encodingError();
 		if (error != null) {

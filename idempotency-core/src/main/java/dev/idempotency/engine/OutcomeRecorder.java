@@ -111,7 +111,7 @@ final class OutcomeRecorder {
 			}
 		}
 		catch (RuntimeException ex) {
-			failure.addSuppressed(IdempotencyEngine.storeException("release", attempt.record(), ex));
+			failure.addSuppressed(StoreFailures.storeException("release", attempt.record(), ex));
 		}
 	}
 
