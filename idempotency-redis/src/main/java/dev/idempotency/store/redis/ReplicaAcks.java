@@ -28,6 +28,18 @@ import org.springframework.util.Assert;
  * <p>
  * The timeout is independent of the store's command timeout: the reply to {@code WAIT} is
  * waited for as long as both together, so that neither cuts the other short.
+ * <p>
+ * With Lettuce, such a script and its {@code WAIT} go on connections of the store's own
+ * (at most 16, opened from the factory's client as calls need them), never on the
+ * connection the factory shares: {@code WAIT} holds the connection it is sent on until it
+ * answers, and every other command of the application would wait behind it. On Redis
+ * Cluster they go to the primary serving the record's slot. Lettuce opens no such
+ * connection for a static master/replica configuration: every acquire and complete then
+ * fails. With other clients (Jedis), they go on the connection each script takes from the
+ * factory, one round trip after the other, and the client's read timeout
+ * ({@code spring.data.redis.timeout}) must be longer than the acknowledgement timeout;
+ * they are refused on Redis Cluster, where such a client cannot send {@code WAIT} to the
+ * node that ran the script.
  *
  * @param replicas number of replicas that must acknowledge; {@code 0} for none, which
  * sends no {@code WAIT} at all
