@@ -162,7 +162,7 @@ final class LettuceReplicaWaits {
 			// first
 			commands.asking();
 		}
-		ScriptOutputType type = LettuceScriptRunner.outputType(call.script);
+		ScriptOutputType type = LettuceEval.outputType(call.script);
 		byte[][] keys = { call.key };
 		RedisFuture<T> reply = full ? commands.eval(call.script.getScriptAsString(), type, keys, call.args)
 				: commands.evalsha(call.script.getSha1(), type, keys, call.args);
@@ -171,17 +171,17 @@ final class LettuceReplicaWaits {
 				.fails(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis()));
 			T value;
 			try {
-				value = LettuceScriptRunner.await(reply, this.timeoutNanos);
+				value = LettuceEval.await(reply, this.timeoutNanos);
 			}
 			catch (RuntimeException ex) {
 				drain(waited, call.waitNanos, ex);
 				throw ex;
 			}
-			return new Acknowledged<>(value, LettuceScriptRunner.await(waited, call.waitNanos));
+			return new Acknowledged<>(value, LettuceEval.await(waited, call.waitNanos));
 		}
 		T value;
 		try {
-			value = LettuceScriptRunner.await(reply, this.timeoutNanos);
+			value = LettuceEval.await(reply, this.timeoutNanos);
 		}
 		catch (RuntimeException ex) {
 			if (call.undo != null && !(ex instanceof RedisCommandExecutionException)) {
@@ -193,7 +193,7 @@ final class LettuceReplicaWaits {
 			return new Acknowledged<>(value, Acknowledged.NOT_ASKED);
 		}
 		return new Acknowledged<>(value,
-				LettuceScriptRunner.await(
+				LettuceEval.await(
 						disconnection
 							.fails(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis())),
 						call.waitNanos));
@@ -213,7 +213,7 @@ final class LettuceReplicaWaits {
 		}
 		byte[][] keys = { key };
 		return commands
-			.eval(undo.script().getScriptAsString(), LettuceScriptRunner.outputType(undo.script()), keys, undo.args())
+			.eval(undo.script().getScriptAsString(), LettuceEval.outputType(undo.script()), keys, undo.args())
 			.toCompletableFuture()
 			.orTimeout(waitNanos, TimeUnit.NANOSECONDS);
 	}
@@ -223,7 +223,7 @@ final class LettuceReplicaWaits {
 	private static void drain(RedisFuture<Long> waited, long waitNanos, RuntimeException failure) {
 		if (failure instanceof RedisCommandExecutionException) {
 			try {
-				LettuceScriptRunner.await(waited, waitNanos);
+				LettuceEval.await(waited, waitNanos);
 			}
 			catch (RuntimeException ex) {
 				failure.addSuppressed(ex);
