@@ -45,12 +45,9 @@ import org.springframework.util.Assert;
  * timeout.
  * <p>
  * With {@link ReplicaAcks replica acknowledgements}, an acquire that takes a record or
- * replays it, and every complete, are followed by {@code WAIT} on the connection the
- * script went on, and fail when too few replicas acknowledge the write in time: no caller
- * is told that a claim or a result holds, nor handed a result, that a failover to an
- * acknowledging replica would lose. A claim is released before its acquire fails; a
- * completion stays on the primary, and sent again it is written and waited for again (see
- * {@link #RedisIdempotencyStore(RedisConnectionFactory, String, Duration, ReplicaAcks)}).
+ * replays it, and every complete, fail when too few replicas acknowledge the write in
+ * time: no caller is told that a claim or a result holds, nor handed a result, that a
+ * failover to an acknowledging replica would lose (see {@link ReplicaAcks}).
  * <p>
  * Batches ({@link #acquireAll}, {@link #completeAll}) are pipelined on a native Lettuce
  * connection, in one round trip (on Redis Cluster, one pipeline per primary, all in

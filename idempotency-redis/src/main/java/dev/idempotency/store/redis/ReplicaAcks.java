@@ -11,7 +11,10 @@ import org.springframework.util.Assert;
  * {@code WAIT replicas timeout} on the connection the script went on, and reports fewer
  * acknowledgements than asked within {@code timeout} as an
  * {@link dev.idempotency.IdempotencyStoreException}, as it does a connection that drops
- * before {@code WAIT} answers (whether replicas have the write is then unknown).
+ * before {@code WAIT} answers (whether replicas have the write is then unknown). A claim
+ * that too few replicas acknowledged is released before the acquire fails; a completion
+ * stays on the primary, and sent again (the same owner and fence) it is written and
+ * waited for again.
  * <p>
  * Redis replicates asynchronously: without acknowledgements, a primary that fails just
  * after it answered can be replaced by a replica that never received the claim or the
