@@ -1,8 +1,5 @@
 package dev.idempotency.amqp;
 
-import java.lang.reflect.Modifier;
-import java.util.Arrays;
-
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotencyKeyException;
 import dev.idempotency.IdempotencyKeyReuseException;
@@ -13,19 +10,11 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.messaging.InProgressBackOff;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
-import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.adapter.MessagingMessageListenerAdapter;
-import org.springframework.aop.framework.Advised;
-import org.springframework.aop.framework.AopConfigException;
-import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.aop.support.NameMatchMethodPointcutAdvisor;
 import org.springframework.util.Assert;
 import org.springframework.util.ErrorHandler;
 
@@ -76,17 +65,11 @@ import org.springframework.util.ErrorHandler;
  */
 public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(IdempotencyRabbitListenerConfigurer.class);
-
-	private final FailureDecidingInterceptor outermost;
-
-	private final FailureCapturingInterceptor innermost;
-
-	private final ContainerCreationInterceptor containerCreation;
-
 	private final RequeueScheduler requeues = new RequeueScheduler();
 
-	private final CopyPublisher.Shared publishers = TailRequeue.publishers();
+	private final ListenerAdviceChains chains;
+
+	private final ContainerFactoryProxies proxies;
 
 	/**
 	 * Create a configurer whose containers requeue after the given back-off.
@@ -97,10 +80,13 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 		ThreadLocal<ListenerFailure> captured = new ThreadLocal<>();
 		RedeliveryDelays delays = new RedeliveryDelays(backOff);
 		DecisionLog log = new DecisionLog();
-		this.outermost = new FailureDecidingInterceptor(captured, delays, log, null);
-		this.innermost = new FailureCapturingInterceptor(captured);
-		this.containerCreation = new ContainerCreationInterceptor(new AsyncFailures(delays, log, this.requeues),
-				this::forContainer, this.publishers, log);
+		CopyPublisher.Shared publishers = TailRequeue.publishers();
+		this.chains = new ListenerAdviceChains(new FailureDecidingInterceptor(captured, delays, log, null),
+				new FailureCapturingInterceptor(captured), publishers);
+		this.proxies = new ContainerFactoryProxies(
+				new ContainerCreationInterceptor(new AsyncFailures(delays, log, this.requeues),
+						this.chains::forContainer, publishers, log),
+				this.chains);
 	}
 
 	/**
@@ -134,53 +120,9 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	 * @param factory the factory
 	 * @return the proxy to use in place of the factory
 	 */
-	@SuppressWarnings("unchecked")
 	public <F extends BaseRabbitListenerContainerFactory<?>> F applyTo(F factory) {
 		configure(factory);
-		NameMatchMethodPointcutAdvisor advisor = new NameMatchMethodPointcutAdvisor(this.containerCreation);
-		advisor.setMappedName("createListenerContainer");
-		if (factory instanceof Advised advised) {
-			if (!advised.isFrozen() && advised.indexOf(this.containerCreation) < 0) {
-				advised.addAdvisor(0, advisor);
-			}
-			return factory;
-		}
-		Class<?> type = factory.getClass();
-		if (Modifier.isFinal(type.getModifiers()) || type.isSealed()) {
-			return configuredInPlace(factory, "it is " + (type.isSealed() ? "sealed" : "final"));
-		}
-		ProxyFactory proxyFactory = new ProxyFactory(factory);
-		proxyFactory.setProxyTargetClass(true);
-		proxyFactory.addAdvisor(advisor);
-		try {
-			return (F) proxyFactory.getProxy(type.getClassLoader());
-		}
-		catch (AopConfigException ex) {
-			return configuredInPlace(factory, ex.getMessage());
-		}
-	}
-
-	// Failing the application's startup would be worse than the rules the proxy adds.
-	// The chain a ContainerCustomizer sets replaces the factory's, and no proxy puts the
-	// rules back around it: the customizer is wrapped to do so
-	private <F extends BaseRabbitListenerContainerFactory<?>> F configuredInPlace(F factory, @Nullable String reason) {
-		if (factory instanceof AbstractRabbitListenerContainerFactory<?> containers) {
-			keepRulesAroundCustomizer(containers);
-		}
-		logger.warn("RabbitMQ listener container factory of " + factory.getClass().getName() + " cannot be proxied ("
-				+ reason + "), so it is only configured: its containers follow the rules"
-				+ " of the advice chain, but their listeners that return a CompletableFuture or Mono are left to"
-				+ " Spring AMQP and copies of keys in progress are requeued at the head of their queue");
-		return factory;
-	}
-
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private void keepRulesAroundCustomizer(AbstractRabbitListenerContainerFactory<?> factory) {
-		ContainerCustomizer<?> customizer = SpringAmqpInternals.containerCustomizer(factory);
-		if (customizer != null && !(customizer instanceof RulesAroundCustomizer)) {
-			((AbstractRabbitListenerContainerFactory) factory)
-				.setContainerCustomizer(new RulesAroundCustomizer<>((ContainerCustomizer) customizer, this));
-		}
+		return this.proxies.proxy(factory);
 	}
 
 	/**
@@ -198,27 +140,7 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	 * @return the advice chain to set
 	 */
 	public Advice[] adviceChain(Advice... chain) {
-		Assert.notNull(chain, "'chain' must not be null");
-		Assert.noNullElements(chain, "'chain' must not contain null elements");
-		// A customizer that kept a configured chain may have added to it past our advice
-		Advice[] own = Arrays.stream(chain).filter((advice) -> !isOwn(advice)).toArray(Advice[]::new);
-		if (isConfigured(own)) {
-			return chain.clone();
-		}
-		Advice[] configured = new Advice[own.length + 2];
-		configured[0] = this.outermost;
-		for (int i = 0; i < own.length; i++) {
-			configured[i + 1] = (own[i] instanceof MethodInterceptor interceptor
-					&& !(interceptor instanceof RepeatableProceedInterceptor))
-							? new RepeatableProceedInterceptor(interceptor) : own[i];
-		}
-		configured[configured.length - 1] = this.innermost;
-		return configured;
-	}
-
-	private boolean isOwn(Advice advice) {
-		return advice == this.innermost
-				|| (advice instanceof FailureDecidingInterceptor deciding && deciding.decidesAs(this.outermost));
+		return this.chains.around(chain);
 	}
 
 	/**
@@ -235,21 +157,6 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	public ErrorHandler errorHandler(ErrorHandler delegate) {
 		Assert.notNull(delegate, "'delegate' must not be null");
 		return (delegate instanceof DecidedFailuresErrorHandler) ? delegate : new DecidedFailuresErrorHandler(delegate);
-	}
-
-	// The chain of one container, whose outermost advice of ours knows the container: the
-	// factory's, or one a ContainerCustomizer set, with or without our advice (then put
-	// around it, so that the innermost still sees the listener's exceptions first); null
-	// for a chain of another configurer's
-	private Advice @Nullable [] forContainer(Advice[] chain, AbstractMessageListenerContainer container) {
-		Advice[] configured = adviceChain(chain);
-		for (int i = 0; i < configured.length; i++) {
-			if (configured[i] == this.outermost) {
-				configured[i] = this.outermost.forContainer(container, this.publishers);
-				return configured;
-			}
-		}
-		return null;
 	}
 
 	/**
@@ -276,30 +183,13 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 				|| SpringAmqpInternals.handlerAdapter(adapter) instanceof DecidingHandlerAdapter;
 	}
 
-	// Runs the application's customizer, then puts the rules around the chain it set;
-	// the outermost advice is the factory's, which
-	// requeues copies of keys in progress at the head, as the warning says
-	private record RulesAroundCustomizer<C extends AbstractMessageListenerContainer>(ContainerCustomizer<C> delegate,
-			IdempotencyRabbitListenerConfigurer configurer) implements ContainerCustomizer<C> {
-
-		@Override
-		public void configure(C container) {
-			this.delegate.configure(container);
-			Advice[] chain = SpringAmqpInternals.adviceChain(container);
-			if (chain != null) {
-				container.setAdviceChain(this.configurer.adviceChain(chain));
-			}
-		}
-
-	}
-
 	/**
 	 * Return whether an advice chain already holds the advice of a configurer.
 	 * @param chain the advice chain
 	 * @return whether it is configured
 	 */
 	public static boolean isConfigured(Advice... chain) {
-		return Arrays.stream(chain).anyMatch(FailureDecidingInterceptor.class::isInstance);
+		return ListenerAdviceChains.isConfigured(chain);
 	}
 
 }

@@ -103,7 +103,7 @@ final class LettuceBatches {
 		// batch got NOSCRIPT. The script is loaded once and the items sent again in one
 		// pipeline, rather than each in full, one round trip after the other.
 		try {
-			LettuceScriptRunner.await(this.commands.scriptLoad(script.getScriptAsString()), this.timeoutNanos);
+			LettuceEval.await(this.commands.scriptLoad(script.getScriptAsString()), this.timeoutNanos);
 		}
 		catch (RuntimeException ex) {
 			// Each item is then sent in full on its own
@@ -161,9 +161,9 @@ final class LettuceBatches {
 					return CompletableFuture.failedFuture(ex);
 				}
 				byte[][] keys = { key };
-				return CompletableFuture
-					.completedFuture(LettuceScriptRunner.await(this.commands.<T>eval(script.getScriptAsString(),
-							LettuceScriptRunner.outputType(script), keys, args), this.timeoutNanos));
+				return CompletableFuture.completedFuture(LettuceEval.await(
+						this.commands.<T>eval(script.getScriptAsString(), LettuceEval.outputType(script), keys, args),
+						this.timeoutNanos));
 			}
 		}
 		catch (RuntimeException ex) {
@@ -177,7 +177,7 @@ final class LettuceBatches {
 	// What Lettuce's own evalsha decodes the transitions' two reply types with
 	@SuppressWarnings("unchecked")
 	private static <T> CommandOutput<byte[], byte[], T> output(RedisScript<T> script) {
-		if (LettuceScriptRunner.outputType(script) == ScriptOutputType.INTEGER) {
+		if (LettuceEval.outputType(script) == ScriptOutputType.INTEGER) {
 			return (CommandOutput<byte[], byte[], T>) new IntegerOutput<>(ByteArrayCodec.INSTANCE);
 		}
 		return (CommandOutput<byte[], byte[], T>) new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);

@@ -53,12 +53,12 @@ final class LettuceNodeCommands implements ScriptCommands {
 
 	@Override
 	public <T> @Nullable T run(RedisScript<T> script, byte[] key, byte[]... args) {
-		return call((commands) -> LettuceScriptRunner.evaluate(commands, script, key, args, this.timeoutNanos));
+		return call((commands) -> LettuceEval.evaluate(commands, script, key, args, this.timeoutNanos));
 	}
 
 	@Override
 	public List<Boolean> scriptsExist(String... shas) {
-		return call((commands) -> LettuceScriptRunner.await(commands.scriptExists(shas), this.timeoutNanos));
+		return call((commands) -> LettuceEval.await(commands.scriptExists(shas), this.timeoutNanos));
 	}
 
 	private <T> T call(Function<RedisAsyncCommands<byte[], byte[]>, T> command) {

@@ -8,13 +8,10 @@ import java.util.function.Predicate;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -48,7 +45,7 @@ final class LettuceReplicaWaits {
 
 	private static final int MAX_REDIRECTS = 5;
 
-	private final LettuceConnectionFactory connectionFactory;
+	private final ClusterTopology topology;
 
 	private final long timeoutNanos;
 
@@ -56,8 +53,8 @@ final class LettuceReplicaWaits {
 
 	LettuceReplicaWaits(LettuceConnectionFactory connectionFactory, Duration timeout,
 			DedicatedConnections connections) {
-		this.connectionFactory = connectionFactory;
 		this.timeoutNanos = timeout.toNanos();
+		this.topology = new ClusterTopology(connectionFactory, this.timeoutNanos);
 		this.connections = connections;
 	}
 
@@ -88,7 +85,7 @@ final class LettuceReplicaWaits {
 	private <T> Acknowledged<T> onCluster(StatefulRedisClusterConnection<byte[], byte[]> cluster, Call<T> call,
 			Consumer<CompletableFuture<?>> pending) {
 		int slot = SlotHash.getSlot(call.key);
-		RedisClusterNode primary = primaryOf(cluster, slot);
+		RedisClusterNode primary = this.topology.primaryOf(cluster, slot);
 		String host = primary.getUri().getHost();
 		int port = primary.getUri().getPort();
 		boolean asking = false;
@@ -97,7 +94,8 @@ final class LettuceReplicaWaits {
 				return on(LettuceNodeCommands.node(cluster, host, port, this.timeoutNanos), asking, call, pending);
 			}
 			catch (RedisCommandExecutionException ex) {
-				Redirect redirect = (ex.getSuppressed().length == 0) ? Redirect.of(ex.getMessage()) : null;
+				ClusterRedirect redirect = (ex.getSuppressed().length == 0) ? ClusterRedirect.of(ex.getMessage())
+						: null;
 				if (redirect == null || redirects == MAX_REDIRECTS) {
 					throw ex;
 				}
@@ -107,8 +105,8 @@ final class LettuceReplicaWaits {
 					port = redirect.port();
 				}
 				else {
-					refresh();
-					primary = primaryOf(cluster, slot);
+					this.topology.refresh();
+					primary = this.topology.primaryOf(cluster, slot);
 					host = primary.getUri().getHost();
 					port = primary.getUri().getPort();
 				}
@@ -116,29 +114,11 @@ final class LettuceReplicaWaits {
 		}
 	}
 
-	private RedisClusterNode primaryOf(StatefulRedisClusterConnection<byte[], byte[]> cluster, int slot) {
-		RedisClusterNode primary = cluster.getPartitions().getMasterBySlot(slot);
-		if (primary == null) {
-			refresh();
-			primary = cluster.getPartitions().getMasterBySlot(slot);
-		}
-		if (primary == null) {
-			throw new RedisException("No primary of the Redis Cluster serves hash slot " + slot);
-		}
-		return primary;
-	}
-
-	private void refresh() {
-		RedisClusterClient client = (RedisClusterClient) this.connectionFactory.getRequiredNativeClient();
-		LettuceNodeCommands.within(client.refreshPartitionsAsync().toCompletableFuture(), this.timeoutNanos,
-				"refresh the Redis Cluster topology");
-	}
-
 	private <T> Acknowledged<T> on(StatefulRedisConnection<byte[], byte[]> connection, boolean asking, Call<T> call,
 			Consumer<CompletableFuture<?>> pending) {
 		connection.setTimeout(Duration.ofNanos(call.waitNanos));
 		RedisAsyncCommands<byte[], byte[]> commands = connection.async();
-		Disconnection disconnection = new Disconnection();
+		WaitDisconnection disconnection = new WaitDisconnection();
 		RedisChannelHandler<?, ?> handler = (RedisChannelHandler<?, ?>) connection;
 		handler.addListener(disconnection);
 		try {
@@ -156,13 +136,13 @@ final class LettuceReplicaWaits {
 	}
 
 	private <T> Acknowledged<T> send(RedisAsyncCommands<byte[], byte[]> commands, boolean asking, boolean full,
-			Call<T> call, Disconnection disconnection, Consumer<CompletableFuture<?>> pending) {
+			Call<T> call, WaitDisconnection disconnection, Consumer<CompletableFuture<?>> pending) {
 		if (asking) {
 			// Lets the next command in on a node that imports the slot; its OK comes
 			// first
 			commands.asking();
 		}
-		ScriptOutputType type = LettuceScriptRunner.outputType(call.script);
+		ScriptOutputType type = LettuceEval.outputType(call.script);
 		byte[][] keys = { call.key };
 		RedisFuture<T> reply = full ? commands.eval(call.script.getScriptAsString(), type, keys, call.args)
 				: commands.evalsha(call.script.getSha1(), type, keys, call.args);
@@ -171,17 +151,17 @@ final class LettuceReplicaWaits {
 				.fails(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis()));
 			T value;
 			try {
-				value = LettuceScriptRunner.await(reply, this.timeoutNanos);
+				value = LettuceEval.await(reply, this.timeoutNanos);
 			}
 			catch (RuntimeException ex) {
 				drain(waited, call.waitNanos, ex);
 				throw ex;
 			}
-			return new Acknowledged<>(value, LettuceScriptRunner.await(waited, call.waitNanos));
+			return new Acknowledged<>(value, LettuceEval.await(waited, call.waitNanos));
 		}
 		T value;
 		try {
-			value = LettuceScriptRunner.await(reply, this.timeoutNanos);
+			value = LettuceEval.await(reply, this.timeoutNanos);
 		}
 		catch (RuntimeException ex) {
 			if (call.undo != null && !(ex instanceof RedisCommandExecutionException)) {
@@ -193,7 +173,7 @@ final class LettuceReplicaWaits {
 			return new Acknowledged<>(value, Acknowledged.NOT_ASKED);
 		}
 		return new Acknowledged<>(value,
-				LettuceScriptRunner.await(
+				LettuceEval.await(
 						disconnection
 							.fails(commands.waitForReplication(call.acks.replicas(), call.acks.timeout().toMillis())),
 						call.waitNanos));
@@ -213,7 +193,7 @@ final class LettuceReplicaWaits {
 		}
 		byte[][] keys = { key };
 		return commands
-			.eval(undo.script().getScriptAsString(), LettuceScriptRunner.outputType(undo.script()), keys, undo.args())
+			.eval(undo.script().getScriptAsString(), LettuceEval.outputType(undo.script()), keys, undo.args())
 			.toCompletableFuture()
 			.orTimeout(waitNanos, TimeUnit.NANOSECONDS);
 	}
@@ -223,7 +203,7 @@ final class LettuceReplicaWaits {
 	private static void drain(RedisFuture<Long> waited, long waitNanos, RuntimeException failure) {
 		if (failure instanceof RedisCommandExecutionException) {
 			try {
-				LettuceScriptRunner.await(waited, waitNanos);
+				LettuceEval.await(waited, waitNanos);
 			}
 			catch (RuntimeException ex) {
 				failure.addSuppressed(ex);
@@ -231,60 +211,8 @@ final class LettuceReplicaWaits {
 		}
 	}
 
-	/**
-	 * Fails a {@code WAIT} when its connection drops before it answers. Lettuce sends a
-	 * command that had no reply again once it has reconnected, and {@code WAIT} on the
-	 * new connection counts none of the writes made on the old one: from Redis 7.2 it
-	 * answers at once that every replica acknowledged them (older servers count every
-	 * write so far, and wait once more). Whether the replicas have them is then unknown.
-	 */
-	private static final class Disconnection implements RedisConnectionStateListener {
-
-		private final CompletableFuture<Void> dropped = new CompletableFuture<>();
-
-		@Override
-		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-			this.dropped.complete(null);
-		}
-
-		<T> RedisFuture<T> fails(RedisFuture<T> waited) {
-			// Lettuce's futures are CompletableFutures; one done is never sent again
-			this.dropped.thenRun(() -> ((CompletableFuture<T>) waited)
-				.completeExceptionally(new RedisException("The connection to Redis dropped before WAIT answered: "
-						+ "whether replicas acknowledged the writes before it is unknown")));
-			return waited;
-		}
-
-	}
-
 	private record Call<T>(RedisScript<T> script, byte[] key, ReplicaAcks acks, @Nullable Predicate<? super T> wrote,
 			@Nullable Undo undo, byte[][] args, long waitNanos) {
-
-	}
-
-	/**
-	 * A cluster redirection, from an error reply such as
-	 * {@code MOVED 3999 10.0.0.1:6381}.
-	 */
-	private record Redirect(boolean ask, String host, int port) {
-
-		static @Nullable Redirect of(@Nullable String error) {
-			if (error == null || !(error.startsWith("MOVED ") || error.startsWith("ASK "))) {
-				return null;
-			}
-			String[] parts = error.split(" ");
-			int colon = (parts.length == 3) ? parts[2].lastIndexOf(':') : -1;
-			if (colon <= 0) {
-				return null;
-			}
-			try {
-				return new Redirect(parts[0].equals("ASK"), parts[2].substring(0, colon),
-						Integer.parseInt(parts[2].substring(colon + 1)));
-			}
-			catch (NumberFormatException ex) {
-				return null;
-			}
-		}
 
 	}
 

@@ -11,7 +11,10 @@ import org.springframework.util.Assert;
  * {@code WAIT replicas timeout} on the connection the script went on, and reports fewer
  * acknowledgements than asked within {@code timeout} as an
  * {@link dev.idempotency.IdempotencyStoreException}, as it does a connection that drops
- * before {@code WAIT} answers (whether replicas have the write is then unknown).
+ * before {@code WAIT} answers (whether replicas have the write is then unknown). A claim
+ * that too few replicas acknowledged is released before the acquire fails; a completion
+ * stays on the primary, and sent again (the same owner and fence) it is written and
+ * waited for again.
  * <p>
  * Redis replicates asynchronously: without acknowledgements, a primary that fails just
  * after it answered can be replaced by a replica that never received the claim or the
@@ -28,6 +31,18 @@ import org.springframework.util.Assert;
  * <p>
  * The timeout is independent of the store's command timeout: the reply to {@code WAIT} is
  * waited for as long as both together, so that neither cuts the other short.
+ * <p>
+ * With Lettuce, such a script and its {@code WAIT} go on connections of the store's own
+ * (at most 16, opened from the factory's client as calls need them), never on the
+ * connection the factory shares: {@code WAIT} holds the connection it is sent on until it
+ * answers, and every other command of the application would wait behind it. On Redis
+ * Cluster they go to the primary serving the record's slot. Lettuce opens no such
+ * connection for a static master/replica configuration: every acquire and complete then
+ * fails. With other clients (Jedis), they go on the connection each script takes from the
+ * factory, one round trip after the other, and the client's read timeout
+ * ({@code spring.data.redis.timeout}) must be longer than the acknowledgement timeout;
+ * they are refused on Redis Cluster, where such a client cannot send {@code WAIT} to the
+ * node that ran the script.
  *
  * @param replicas number of replicas that must acknowledge; {@code 0} for none, which
  * sends no {@code WAIT} at all
