@@ -5,7 +5,6 @@ import java.util.Map;
 
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.autoconfigure.IdempotencyProperties.InProgressPolicy;
-import dev.idempotency.autoconfigure.IdempotencyProperties.Operation;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.engine.OperationSettings;
@@ -28,7 +27,8 @@ final class IdempotencyDefaultsMapper {
 	 * @return the defaults
 	 * @throws IllegalStateException if a value is out of range
 	 */
-	static IdempotencyDefaults map(IdempotencyProperties properties, Map<String, Operation> operations) {
+	static IdempotencyDefaults map(IdempotencyProperties properties,
+			Map<String, IdempotencyOperationProperties> operations) {
 		try {
 			OperationSettings settings = new OperationSettings(properties.getLockTimeout(), properties.getRetention(),
 					onInProgress(properties.getOnInProgress()), properties.getWaitTimeout());
@@ -42,7 +42,8 @@ final class IdempotencyDefaultsMapper {
 		}
 	}
 
-	private static OperationOverrides overrides(String name, Operation operation, OperationSettings settings) {
+	private static OperationOverrides overrides(String name, IdempotencyOperationProperties operation,
+			OperationSettings settings) {
 		try {
 			dev.idempotency.engine.Operation.checkName(name);
 		}

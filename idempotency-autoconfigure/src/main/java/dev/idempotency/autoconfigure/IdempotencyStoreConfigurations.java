@@ -85,7 +85,7 @@ final class IdempotencyStoreConfigurations {
 			if (factory == null) {
 				throw redisUnavailable("there is no RedisConnectionFactory bean");
 			}
-			IdempotencyProperties.Redis redis = properties.getRedis();
+			IdempotencyRedisProperties redis = properties.getRedis();
 			return new RedisIdempotencyStore(factory, properties.getKeyPrefix(), redis.getCommandTimeout(),
 					new ReplicaAcks(redis.getReplicaAcks(), redis.getReplicaAckTimeout()));
 		}

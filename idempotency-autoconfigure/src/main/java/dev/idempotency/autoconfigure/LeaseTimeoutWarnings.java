@@ -74,7 +74,7 @@ final class LeaseTimeoutWarnings implements SmartInitializingSingleton {
 				locks.putIfAbsent(name, new LockTimeout(overrides.lockTimeout(), overridden(name)));
 			}
 		});
-		IdempotencyProperties.Redis redis = this.properties.getRedis();
+		IdempotencyRedisProperties redis = this.properties.getRedis();
 		locks.forEach((name, lock) -> {
 			warnIfSlow(name, lock, redis.getCommandTimeout(), "idempotency.redis.command-timeout");
 			if (redis.getReplicaAcks() > 0) {

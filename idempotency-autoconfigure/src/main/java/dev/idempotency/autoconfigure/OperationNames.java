@@ -3,8 +3,6 @@ package dev.idempotency.autoconfigure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.idempotency.autoconfigure.IdempotencyProperties.Operation;
-
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -35,14 +33,17 @@ final class OperationNames {
 	 * @return the bound operations and those whose dotted name was written without
 	 * brackets
 	 */
-	static Map<String, Operation> complete(Map<String, Operation> bound, Binder binder) {
-		Map<String, Operation> operations = new LinkedHashMap<>(bound);
+	static Map<String, IdempotencyOperationProperties> complete(Map<String, IdempotencyOperationProperties> bound,
+			Binder binder) {
+		Map<String, IdempotencyOperationProperties> operations = new LinkedHashMap<>(bound);
 		Map<String, String> flat = binder.bind(OPERATIONS, Bindable.mapOf(String.class, String.class)).orElse(Map.of());
 		for (String key : flat.keySet()) {
 			int lastDot = key.lastIndexOf('.');
 			String name = (lastDot > 0) ? key.substring(0, lastDot) : "";
 			if (name.indexOf('.') > 0 && !operations.containsKey(name)) {
-				binder.bind(OPERATIONS.append(ConfigurationPropertyName.adapt(name, '.')), Bindable.of(Operation.class))
+				binder
+					.bind(OPERATIONS.append(ConfigurationPropertyName.adapt(name, '.')),
+							Bindable.of(IdempotencyOperationProperties.class))
 					.ifBound((operation) -> operations.put(name, operation));
 			}
 		}

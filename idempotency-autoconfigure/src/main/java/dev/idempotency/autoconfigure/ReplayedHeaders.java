@@ -18,7 +18,7 @@ final class ReplayedHeaders {
 	private ReplayedHeaders() {
 	}
 
-	static List<String> of(IdempotencyProperties.Http http) {
+	static List<String> of(IdempotencyHttpProperties http) {
 		List<String> listed = http.getReplayedHeaders();
 		List<String> ignored = listed.stream().filter(ReplayedHeaders::isNeverReplayed).toList();
 		if (!ignored.isEmpty()) {

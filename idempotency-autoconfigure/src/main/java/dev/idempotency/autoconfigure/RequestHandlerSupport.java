@@ -23,7 +23,7 @@ final class RequestHandlerSupport {
 		return WEB_MODULE_PRESENT ? Web.handlerMethods() : RequestHandlerMethods.NONE;
 	}
 
-	static ResultCodec codec(ResultCodec codec, IdempotencyProperties.Http http) {
+	static ResultCodec codec(ResultCodec codec, IdempotencyHttpProperties http) {
 		return WEB_MODULE_PRESENT ? Web.codec(codec, http) : codec;
 	}
 
@@ -33,7 +33,7 @@ final class RequestHandlerSupport {
 			return SpringWebHandlerMethods.INSTANCE;
 		}
 
-		static ResultCodec codec(ResultCodec codec, IdempotencyProperties.Http http) {
+		static ResultCodec codec(ResultCodec codec, IdempotencyHttpProperties http) {
 			return ResponseEntityResultCodec.wrap(codec, ReplayedHeaders.of(http), http.isReplayServerErrors());
 		}
 

@@ -195,7 +195,7 @@ class IdempotencyPropertiesTests {
 	@Test
 	void redisWaitsForNoReplicaByDefaultAndForOneSecondWhenItDoes() {
 		this.contextRunner.run((context) -> {
-			IdempotencyProperties.Redis redis = context.getBean(IdempotencyProperties.class).getRedis();
+			IdempotencyRedisProperties redis = context.getBean(IdempotencyProperties.class).getRedis();
 			assertThat(redis.getReplicaAcks()).isZero();
 			assertThat(redis.getReplicaAckTimeout()).isEqualTo(Duration.ofSeconds(1));
 		});

@@ -1,6 +1,5 @@
 package dev.idempotency.test.redis;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -11,8 +10,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -23,8 +20,6 @@ import org.jspecify.annotations.Nullable;
 final class RedisServerProcess implements StartedRedisServer {
 
 	private static final String HOST = "127.0.0.1";
-
-	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
 	private static final Duration CLI_TIMEOUT = Duration.ofSeconds(60);
 
@@ -97,19 +92,7 @@ final class RedisServerProcess implements StartedRedisServer {
 	 * @return its path, if any
 	 */
 	static Optional<Path> findBinary() {
-		return findOnPath("redis-server");
-	}
-
-	private static Optional<Path> findOnPath(String name) {
-		String path = System.getenv("PATH");
-		if (path == null) {
-			return Optional.empty();
-		}
-		return Stream.of(path.split(File.pathSeparator))
-			.filter((directory) -> !directory.isEmpty())
-			.map((directory) -> Path.of(directory, name))
-			.filter(Files::isExecutable)
-			.findFirst();
+		return Processes.findOnPath("redis-server");
 	}
 
 	@Override
@@ -148,7 +131,7 @@ final class RedisServerProcess implements StartedRedisServer {
 		RUNNING.add(this);
 		try {
 			RedisPing.await(toString(), HOST, this.port,
-					() -> process.isAlive() ? null : "exited with " + process.exitValue(), () -> read(log));
+					() -> process.isAlive() ? null : "exited with " + process.exitValue(), () -> Processes.read(log));
 		}
 		catch (IllegalStateException ex) {
 			kill();
@@ -165,7 +148,7 @@ final class RedisServerProcess implements StartedRedisServer {
 		Process process = this.process;
 		if (process != null) {
 			process.destroy();
-			awaitExit(process);
+			Processes.awaitExit(process);
 		}
 		this.process = null;
 		this.frozen = false;
@@ -177,7 +160,7 @@ final class RedisServerProcess implements StartedRedisServer {
 		Process process = this.process;
 		if (process != null) {
 			process.destroyForcibly();
-			awaitExit(process);
+			Processes.awaitExit(process);
 		}
 		this.process = null;
 		this.frozen = false;
@@ -204,34 +187,13 @@ final class RedisServerProcess implements StartedRedisServer {
 
 	@Override
 	public String redisCli(String... arguments) {
-		Path cli = findOnPath("redis-cli").orElseThrow(
-				() -> new IllegalStateException("No redis-cli on the PATH; install one (apt-get install redis-tools)"));
+		Path cli = Processes.findOnPath("redis-cli")
+			.orElseThrow(() -> new IllegalStateException(
+					"No redis-cli on the PATH; install one (apt-get install redis-tools)"));
 		List<String> command = new ArrayList<>();
 		command.add(cli.toString());
 		command.addAll(List.of(arguments));
-		Path output = this.directory.resolve("redis-cli.out");
-		try {
-			Process process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(output.toFile())
-				.start();
-			if (!process.waitFor(CLI_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-				process.destroyForcibly();
-				throw new IllegalStateException(
-						String.join(" ", command) + " did not finish within " + CLI_TIMEOUT + ":\n" + read(output));
-			}
-			if (process.exitValue() != 0) {
-				throw new IllegalStateException(
-						String.join(" ", command) + " exited with " + process.exitValue() + ":\n" + read(output));
-			}
-			return read(output);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Failed to run " + cli, ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while running " + String.join(" ", command), ex);
-		}
+		return Processes.run(command, this.directory.resolve("redis-cli.out"), CLI_TIMEOUT);
 	}
 
 	@Override
@@ -241,34 +203,10 @@ final class RedisServerProcess implements StartedRedisServer {
 
 	private void signal(String signal) {
 		Process process = this.process;
-		if (process == null || !process.isAlive()) {
+		if (process == null) {
 			throw new IllegalStateException(this + " is not running");
 		}
-		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
-			if (!kill.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
-				throw new IllegalStateException("Could not send SIG" + signal + " to " + this);
-			}
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not run kill", ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while sending SIG" + signal + " to " + this, ex);
-		}
-	}
-
-	private static void awaitExit(Process process) {
-		try {
-			if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-				process.destroyForcibly().waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			process.destroyForcibly();
-		}
+		Processes.signal(process, signal, this);
 	}
 
 	private static Path createDirectory() {
@@ -277,15 +215,6 @@ final class RedisServerProcess implements StartedRedisServer {
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
-		}
-	}
-
-	private static String read(Path log) {
-		try {
-			return Files.readString(log);
-		}
-		catch (IOException ex) {
-			return "(no log: " + ex.getMessage() + ")";
 		}
 	}
 

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -27,7 +26,7 @@ final class StartedSentinels implements RedisSentinels {
 
 	private static final int SENTINELS = 3;
 
-	private static final int QUORUM = 2;
+	static final int QUORUM = 2;
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
@@ -130,7 +129,7 @@ final class StartedSentinels implements RedisSentinels {
 
 	@Override
 	public RedisServer primary() {
-		List<RedisServer> reported = ask(this::reportedPrimary);
+		List<RedisServer> reported = reportedPrimaries();
 		return reported.stream()
 			.collect(Collectors.groupingBy(Function.identity(), Collectors.counting()))
 			.entrySet()
@@ -150,81 +149,25 @@ final class StartedSentinels implements RedisSentinels {
 			.orElseThrow(() -> new IllegalStateException("No sentinel of " + this + " knows a replica that is up"));
 	}
 
-	private static int port(Map<String, String> replica) {
+	static int port(Map<String, String> replica) {
 		return Integer.parseInt(replica.get("port"));
 	}
 
-	private static boolean isUp(Map<String, String> replica) {
+	static boolean isUp(Map<String, String> replica) {
 		return "slave".equals(replica.get("flags")) && "ok".equals(replica.get("master-link-status"));
 	}
 
 	@Override
 	public RedisServer failover() {
-		RedisServer former = primary();
-		RedisServer next = replica();
-		Poll.until(next + " ready to take over from " + former, TIMEOUT, () -> checkReady(next, former));
-		return Poll.until("a failover from " + former + " to " + next, TIMEOUT, () -> {
-			// Started at first, and again when the sentinels gave up on it: one that
-			// lost its link to the replica at the wrong moment waits for a promotion it
-			// never sees, and aborts after the failover timeout.
-			if (ask(this::reportedPrimary).stream().allMatch(former::equals)
-					&& ask((commands) -> commands.master(MASTER_NAME)).stream()
-						.noneMatch((master) -> master.get("flags").contains("failover_in_progress"))) {
-				startFailover();
-				throw new IllegalStateException("The sentinels started a failover of " + former);
-			}
-			return checkPromoted(next);
-		});
+		return new SentinelFailover(this, this.admin).run();
 	}
 
-	// The replica is linked to the primary, and the sentinels see it so: none is about to
-	// turn it into a replica once more, which cuts their links to it.
-	private boolean checkReady(RedisServer next, RedisServer primary) {
-		Map<String, String> replication = this.admin.info(next, "replication");
-		if (!"slave".equals(replication.get("role"))
-				|| !Integer.toString(primary.port()).equals(replication.get("master_port"))
-				|| !"up".equals(replication.get("master_link_status"))) {
-			throw new IllegalStateException(next + " reports " + replication);
-		}
-		for (List<Map<String, String>> replicas : ask((commands) -> commands.replicas(MASTER_NAME))) {
-			if (replicas.stream()
-				.noneMatch((replica) -> isUp(replica) && server(replica.get("ip"), port(replica)) == next
-						&& Integer.toString(primary.port()).equals(replica.get("master-port")))) {
-				throw new IllegalStateException("A sentinel reports the replicas " + replicas);
-			}
-		}
-		return true;
+	List<RedisServer> sentinels() {
+		return this.sentinels;
 	}
 
-	private String startFailover() {
-		RuntimeException refused = null;
-		for (RedisServer sentinel : this.sentinels) {
-			if (sentinel.isRunning()) {
-				try {
-					return this.admin.callSentinel(sentinel, (commands) -> commands.failover(MASTER_NAME));
-				}
-				catch (RuntimeException ex) {
-					// NOGOODSLAVE or INPROG, or a sentinel that does not answer: asked
-					// again until the deadline
-					refused = ex;
-				}
-			}
-		}
-		throw (refused != null) ? refused : new IllegalStateException("No sentinel of " + this + " runs");
-	}
-
-	private RedisServer checkPromoted(RedisServer next) {
-		List<RedisServer> reported = ask(this::reportedPrimary);
-		if (reported.size() < QUORUM || !reported.stream().allMatch(next::equals)) {
-			throw new IllegalStateException("The sentinels that answer report the primaries " + reported);
-		}
-		String role = this.admin.info(next, "replication").get("role");
-		if (!"master".equals(role)) {
-			throw new IllegalStateException(next + " reports role:" + role);
-		}
-		this.admin.call(next,
-				(commands) -> commands.set("idempotency-test:failover-probe", UUID.randomUUID().toString()));
-		return next;
+	List<RedisServer> reportedPrimaries() {
+		return ask(this::reportedPrimary);
 	}
 
 	private RedisServer reportedPrimary(RedisSentinelCommands<String, String> commands) {
@@ -253,7 +196,7 @@ final class StartedSentinels implements RedisSentinels {
 	}
 
 	// Every sentinel that runs and answers; those that do not are left out.
-	private <T> List<T> ask(Function<RedisSentinelCommands<String, String>, T> question) {
+	<T> List<T> ask(Function<RedisSentinelCommands<String, String>, T> question) {
 		List<T> answers = new ArrayList<>();
 		RuntimeException failure = null;
 		for (RedisServer sentinel : this.sentinels) {
@@ -277,7 +220,7 @@ final class StartedSentinels implements RedisSentinels {
 		return server(socket.getHostString(), socket.getPort());
 	}
 
-	private RedisServer server(String host, int port) {
+	RedisServer server(String host, int port) {
 		return this.servers.stream()
 			.filter((server) -> server.port() == port && server.host().equals(host))
 			.findFirst()

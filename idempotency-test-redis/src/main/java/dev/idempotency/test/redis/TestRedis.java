@@ -1,8 +1,5 @@
 package dev.idempotency.test.redis;
 
-import java.time.Duration;
-import java.util.function.Supplier;
-
 import io.lettuce.core.RedisURI;
 import org.jspecify.annotations.Nullable;
 
@@ -63,10 +60,6 @@ public final class TestRedis {
 	 */
 	public static final String IMAGE = "redis:7";
 
-	private static @Nullable TestRedis instance;
-
-	private static @Nullable StartedCluster cluster;
-
 	private final RedisURI uri;
 
 	private final String url;
@@ -77,7 +70,7 @@ public final class TestRedis {
 
 	private @Nullable LettuceConnectionFactory connectionFactory;
 
-	private TestRedis(String url, RedisSource source, @Nullable Runnable stop) {
+	TestRedis(String url, RedisSource source, @Nullable Runnable stop) {
 		this.uri = RedisURI.create(url);
 		this.url = url;
 		this.source = source;
@@ -89,13 +82,8 @@ public final class TestRedis {
 	 * @return the Redis
 	 * @throws IllegalStateException if no Redis can be found or started
 	 */
-	public static synchronized TestRedis get() {
-		if (instance == null) {
-			instance = locate(RedisDiscovery.ofThisMachine());
-			System.err.println("Tests use " + instance);
-			Runtime.getRuntime().addShutdownHook(new Thread(instance::shutdown, "test-redis-shutdown"));
-		}
-		return instance;
+	public static TestRedis get() {
+		return TestRedisLocator.shared();
 	}
 
 	/**
@@ -141,16 +129,8 @@ public final class TestRedis {
 	 * @return the cluster
 	 * @throws IllegalStateException if no cluster can be found or started
 	 */
-	public static synchronized RedisCluster cluster() {
-		if (cluster == null) {
-			long started = System.nanoTime();
-			StartedCluster located = locateCluster(RedisDiscovery.ofThisMachine());
-			System.err.println("Tests use " + located + ", ready in "
-					+ Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
-			Runtime.getRuntime().addShutdownHook(new Thread(located::shutdown, "test-redis-cluster-shutdown"));
-			cluster = located;
-		}
-		return cluster;
+	public static RedisCluster cluster() {
+		return TestRedisLocator.sharedCluster();
 	}
 
 	/**
@@ -257,72 +237,15 @@ public final class TestRedis {
 		return this.source;
 	}
 
-	static TestRedis locate(RedisDiscovery discovery) {
-		// A lambda rather than a method reference, so that Testcontainers' classes are
-		// loaded only when a container is started.
-		return locate(discovery, () -> RedisContainers.startShared());
-	}
-
-	static TestRedis locate(RedisDiscovery discovery, Supplier<RunningRedis> containers) {
-		RedisSource source = discovery.sharedSource();
-		return switch (source) {
-			case URL -> {
-				String url = discovery.url();
-				if (url == null) {
-					throw new IllegalStateException(URL_VARIABLE + " is not set");
-				}
-				yield new TestRedis(url, source, null);
-			}
-			case TESTCONTAINERS -> started(source, startContainer(containers));
-			case BINARY -> {
-				RedisServer server = RedisServerProcess.start();
-				yield started(source, new RunningRedis(server.host(), server.port(), server::close));
-			}
-		};
-	}
-
-	static StartedCluster locateCluster(RedisDiscovery discovery) {
-		RedisSource source = discovery.clusterSource();
-		if (source == RedisSource.URL) {
-			String nodes = discovery.clusterNodes();
-			if (nodes == null) {
-				throw new IllegalStateException(CLUSTER_NODES_VARIABLE + " is not set");
-			}
-			return ClusterFormation.given(nodes, CLUSTER_NODES_VARIABLE);
-		}
-		return ClusterFormation.start(RedisLauncher.of(source), false);
-	}
-
 	static RedisServer startPrivateServer(RedisDiscovery discovery) {
 		return RedisLauncher.of(discovery).start(RedisServerSettings.STANDARD);
-	}
-
-	/**
-	 * Start the shared container. A daemon that answers a ping may still be unable to
-	 * start one (no image and no registry, no rights to create containers), and
-	 * Testcontainers then says only that the container failed: say which switch to flip.
-	 */
-	private static RunningRedis startContainer(Supplier<RunningRedis> containers) {
-		try {
-			return containers.get();
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalStateException("These tests use Redis from Testcontainers, since a Docker daemon "
-					+ "answers, but the " + IMAGE + " container did not start: " + ex.getMessage() + ". Fix the "
-					+ "daemon, or set " + SOURCE_VARIABLE + "=binary to use redis-server from the PATH, or "
-					+ URL_VARIABLE + "=redis://host:port to use a running Redis.", ex);
-		}
-	}
-
-	private static TestRedis started(RedisSource source, RunningRedis redis) {
-		return new TestRedis("redis://" + redis.host() + ":" + redis.port(), source, redis.stop());
 	}
 
 	private static LettuceConnectionFactory connectionFactory(RedisURI uri) {
 		return TestConnectionFactories.standalone(uri);
 	}
 
-	private synchronized void shutdown() {
+	synchronized void shutdown() {
 		if (this.connectionFactory != null) {
 			this.connectionFactory.destroy();
 		}

@@ -159,7 +159,7 @@ class RedisClusterTests {
 		RedisDiscovery discovery = new RedisDiscovery(
 				Map.of(TestRedis.CLUSTER_NODES_VARIABLE, seed.host() + ":" + seed.port())::get, () -> false,
 				() -> false, () -> false);
-		StartedCluster given = TestRedis.locateCluster(discovery);
+		StartedCluster given = TestRedisLocator.locateCluster(discovery);
 		try {
 			assertThat(given.nodeAddresses().split(",")).containsExactlyInAnyOrder(shared.nodeAddresses().split(","));
 			assertThat(given.primaries()).extracting(RedisServer::port)

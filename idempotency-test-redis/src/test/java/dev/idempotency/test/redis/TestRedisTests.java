@@ -35,7 +35,7 @@ class TestRedisTests {
 	void containerThatDockerCannotStartFailsSayingHowToUseAnotherSource() {
 		RedisDiscovery discovery = new RedisDiscovery((name) -> null, () -> true, () -> true, () -> true);
 		RuntimeException cause = new RuntimeException("Container startup failed for image redis:7");
-		assertThatIllegalStateException().isThrownBy(() -> TestRedis.locate(discovery, () -> {
+		assertThatIllegalStateException().isThrownBy(() -> TestRedisLocator.locate(discovery, () -> {
 			throw cause;
 		}))
 			.withMessageContaining("a Docker daemon answers, but the " + TestRedis.IMAGE + " container did not start")

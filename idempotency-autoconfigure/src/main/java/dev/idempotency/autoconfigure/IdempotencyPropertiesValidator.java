@@ -1,0 +1,81 @@
+package dev.idempotency.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.StringUtils;
+import org.springframework.validation.Errors;
+
+/**
+ * The checks of bound {@link IdempotencyProperties} that no type conversion catches, so
+ * that binding fails with the property, its value and where it came from.
+ */
+final class IdempotencyPropertiesValidator {
+
+	private static final Duration MAX_COMMAND_TIMEOUT = Duration.ofDays(36500);
+
+	private IdempotencyPropertiesValidator() {
+	}
+
+	static void validate(IdempotencyProperties properties, Errors errors) {
+		if (!StringUtils.hasText(properties.getKeyPrefix())) {
+			errors.rejectValue("keyPrefix", "empty", "must not be empty (such as 'idempotency:'), or records "
+					+ "would mix with every other key of the Redis database");
+		}
+		validateTimeout(properties.getRedis().getCommandTimeout(), "redis.commandTimeout",
+				"idempotency.redis.command-timeout", errors);
+		if (properties.getRedis().getReplicaAcks() < 0) {
+			errors.rejectValue("redis.replicaAcks", "negative",
+					"idempotency.redis.replica-acks must not be negative (0 waits for no replica)");
+		}
+		validateTimeout(properties.getRedis().getReplicaAckTimeout(), "redis.replicaAckTimeout",
+				"idempotency.redis.replica-ack-timeout", errors);
+		if (!StringUtils.hasText(properties.getHttp().getKeyHeader())) {
+			errors.rejectValue("http.keyHeader", "empty",
+					"idempotency.http.key-header must not be empty (such as 'Idempotency-Key')");
+		}
+		if (properties.getHttp().getMaxKeyLength() < 1) {
+			errors.rejectValue("http.maxKeyLength", "notPositive",
+					"idempotency.http.max-key-length must be at least 1 (such as 255)");
+		}
+		for (String name : properties.getHttp().getReplayedHeaders()) {
+			if (!isToken(name)) {
+				errors.rejectValue("http.replayedHeaders", "invalid", "idempotency.http.replayed-headers must hold "
+						+ "header names (letters, digits and !#$%&'*+-.^_`|~), but holds '" + name + "'");
+			}
+		}
+		try {
+			properties.getMessaging().getInProgressRetry().toBackOff();
+		}
+		catch (IllegalArgumentException ex) {
+			errors.rejectValue("messaging.inProgressRetry", "invalid",
+					"idempotency.messaging.in-progress-retry is invalid: " + ex.getMessage());
+		}
+	}
+
+	// An RFC 9110 token, as a field name is
+	private static boolean isToken(@Nullable String name) {
+		if (name == null || name.isEmpty()) {
+			return false;
+		}
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (c > 127 || !(Character.isLetterOrDigit(c) || "!#$%&'*+-.^_`|~".indexOf(c) >= 0)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static void validateTimeout(@Nullable Duration timeout, String field, String property, Errors errors) {
+		if (timeout == null || timeout.toMillis() <= 0) {
+			errors.rejectValue(field, "notPositive", property + " must be at least one millisecond");
+		}
+		else if (timeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
+			errors.rejectValue(field, "tooLong", property + " must be at most " + MAX_COMMAND_TIMEOUT.toDays()
+					+ " days, as the Redis store measures it in nanoseconds");
+		}
+	}
+
+}
