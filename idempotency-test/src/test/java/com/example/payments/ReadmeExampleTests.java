@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The example of docs/testing.md ("Testing your idempotent code") is {@link PaymentsTests},
- * so that it compiles and passes.
+ * The example of docs/testing.md ("Testing your idempotent code") is
+ * {@link PaymentsTests}, so that it compiles and passes.
  */
 class ReadmeExampleTests {
 
