@@ -1,6 +1,6 @@
 /*
  * The Redis store protocol of dev.idempotency, as the Lua scripts in
- * idempotency-core/src/main/resources/dev/idempotency/store/redis/ implement it.
+ * idempotency-redis/src/main/resources/dev/idempotency/store/redis/ implement it.
  * model/README.md maps every step below to the script lines it models.
  *
  * One key. Each script is one d_step, since Redis runs a script atomically. Workers
