@@ -55,7 +55,7 @@ final class OperationSettingsResolver {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException("Invalid settings of @Idempotent operation '" + name + "' on "
-					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
+					+ IdempotentMessages.describe(method) + ": " + ex.getMessage());
 		}
 	}
 
@@ -73,7 +73,7 @@ final class OperationSettingsResolver {
 			return DurationFormatterUtils.detectAndParse(resolved.trim(), DurationFormat.Unit.MILLIS);
 		}
 		catch (IllegalArgumentException ex) {
-			throw ExpressionParsing.invalid(attribute, value, method,
+			throw IdempotentMessages.invalid(attribute, value, method,
 					"'" + resolved + "' is not a duration (use 500ms, 30s, 5m, 2h, 1d or PT5M)");
 		}
 	}
