@@ -96,7 +96,7 @@ final class BatchCall<I> {
 						toRun.add(slot);
 					}
 					else {
-						slot.failed(StoreFailures.storeException("acquire", slot.record(), unanswered));
+						slot.failed(StoreExceptions.of("acquire", slot.record(), unanswered));
 					}
 				}
 				else if (decide(slot, result, sentNanos)) {
@@ -190,7 +190,7 @@ final class BatchCall<I> {
 	private List<BatchOutcome<I, @Nullable Object>> unacquired(RuntimeException ex) {
 		List<BatchSlot<I>> slots = this.items.slots();
 		if (!this.steps.failures().proceedsUnprotected()) {
-			IdempotencyStoreException failure = StoreFailures.storeException("acquire", slots.get(0).record(), ex);
+			IdempotencyStoreException failure = StoreExceptions.of("acquire", slots.get(0).record(), ex);
 			for (BatchSlot<I> slot : slots) {
 				// Reports the store error: bypass() runs nothing under this policy
 				this.steps.failures().bypass(slot.call(), this.operation, slot.record(), ex);
@@ -204,7 +204,7 @@ final class BatchCall<I> {
 			}
 			else {
 				// The engine began to refuse calls meanwhile
-				slot.failed(StoreFailures.storeException("acquire", slot.record(), ex));
+				slot.failed(StoreExceptions.of("acquire", slot.record(), ex));
 			}
 		}
 		return this.work.finish(this.items);
