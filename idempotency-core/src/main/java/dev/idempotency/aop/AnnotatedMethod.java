@@ -91,9 +91,9 @@ record AnnotatedMethod(Method method, Class<?> userClass, Idempotent annotation,
 		}
 		catch (IllegalArgumentException ex) {
 			if (StringUtils.hasText(this.annotation.name())) {
-				throw ExpressionParsing.invalid("name", this.annotation.name(), this.method, ex.getMessage());
+				throw IdempotentMessages.invalid("name", this.annotation.name(), this.method, ex.getMessage());
 			}
-			throw new IllegalStateException("Invalid @Idempotent on " + ExpressionParsing.describe(this.method)
+			throw new IllegalStateException("Invalid @Idempotent on " + IdempotentMessages.describe(this.method)
 					+ ": its default name is not valid, so give it a name: " + ex.getMessage());
 		}
 		return name;

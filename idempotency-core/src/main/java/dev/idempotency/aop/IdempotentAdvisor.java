@@ -1,6 +1,5 @@
 package dev.idempotency.aop;
 
-import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
 import org.aopalliance.aop.Advice;
@@ -11,7 +10,6 @@ import dev.idempotency.engine.IdempotencyEngine;
 
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
-import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.expression.BeanResolver;
 import org.springframework.util.Assert;
 
@@ -22,11 +20,9 @@ import org.springframework.util.Assert;
  */
 public class IdempotentAdvisor extends AbstractPointcutAdvisor {
 
-	private final transient IdempotentOperationSource operations;
-
 	private final transient IdempotentInterceptor interceptor;
 
-	private final transient Pointcut pointcut = new IdempotentPointcut();
+	private final transient Pointcut pointcut;
 
 	/**
 	 * Create an advisor.
@@ -39,7 +35,7 @@ public class IdempotentAdvisor extends AbstractPointcutAdvisor {
 	 */
 	public IdempotentAdvisor(IdempotentOperationSource operations, Supplier<IdempotencyEngine> engine,
 			Supplier<PayloadFingerprinter> fingerprinter, @Nullable BeanResolver beanResolver) {
-		this.operations = operations;
+		this.pointcut = new IdempotentPointcut(operations);
 		this.interceptor = new IdempotentInterceptor(operations, engine, fingerprinter, beanResolver);
 	}
 
@@ -62,20 +58,6 @@ public class IdempotentAdvisor extends AbstractPointcutAdvisor {
 	@Override
 	public Advice getAdvice() {
 		return this.interceptor;
-	}
-
-	private final class IdempotentPointcut extends StaticMethodMatcherPointcut {
-
-		IdempotentPointcut() {
-			// A lambda, not a method reference: the operation source is not set yet.
-			setClassFilter((type) -> IdempotentAdvisor.this.operations.isCandidateClass(type));
-		}
-
-		@Override
-		public boolean matches(Method method, Class<?> targetClass) {
-			return IdempotentAdvisor.this.operations.getOperation(method, targetClass) != null;
-		}
-
 	}
 
 }

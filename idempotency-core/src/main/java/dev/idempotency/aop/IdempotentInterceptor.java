@@ -182,7 +182,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		RequestBinding binding = requestBinding();
 		if (binding == null) {
 			throw new IdempotencyKeyException("Operation '" + operation.name() + "' on "
-					+ ExpressionParsing.describe(operation.method()) + " takes its key from the request, but the "
+					+ IdempotentMessages.describe(operation.method()) + " takes its key from the request, but the "
 					+ "application serves no Spring MVC or WebFlux requests; the method was not called");
 		}
 		return binding.bind(operation.name());
@@ -200,7 +200,7 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		}
 		catch (EvaluationException ex) {
 			throw new IdempotencyKeyException("Could not evaluate " + attribute + " expression '" + text
-					+ "' of operation '" + operation.name() + "' on " + ExpressionParsing.describe(operation.method())
+					+ "' of operation '" + operation.name() + "' on " + IdempotentMessages.describe(operation.method())
 					+ "; the method was not called: " + ex.getMessage(), ex);
 		}
 	}

@@ -166,7 +166,7 @@ public class IdempotentOperationSource {
 		TypedCodec typedCodec = codecFor(specific, result);
 		Operation operation = operation(name, settings, typedCodec,
 				(keyFromRequest ? "the request's idempotency key header" : "key expression '" + annotation.key() + "'")
-						+ " of " + ExpressionParsing.describe(specific),
+						+ " of " + IdempotentMessages.describe(specific),
 				annotation, specific);
 		boolean requestPayload = keyFromRequest && !StringUtils.hasText(annotation.payload());
 		IdempotentOperation resolved = new IdempotentOperation(specific, userClass, annotation.key(), payloadText,
@@ -174,7 +174,7 @@ public class IdempotentOperationSource {
 		IdempotentOperation clash = this.byName.putIfAbsent(name, resolved);
 		if (clash != null && !clash.method().equals(specific)) {
 			throw new IllegalStateException("@Idempotent name '" + name + "' is used by both "
-					+ ExpressionParsing.describe(clash.method()) + " and " + ExpressionParsing.describe(specific)
+					+ IdempotentMessages.describe(clash.method()) + " and " + IdempotentMessages.describe(specific)
 					+ ": give one of them another name, or their keys would collide");
 		}
 		return resolved;
@@ -187,7 +187,7 @@ public class IdempotentOperationSource {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException("Invalid replayFailures of @Idempotent "
-					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
+					+ IdempotentMessages.describe(method) + ": " + ex.getMessage());
 		}
 	}
 

@@ -62,7 +62,7 @@ final class ObjectMethods {
 	}
 
 	static IllegalStateException annotated(Method method) {
-		return new IllegalStateException("Invalid @Idempotent on " + ExpressionParsing.describe(method)
+		return new IllegalStateException("Invalid @Idempotent on " + IdempotentMessages.describe(method)
 				+ ": the methods of Object (" + NAMES + ") are never idempotent; annotate a method of your own");
 	}
 

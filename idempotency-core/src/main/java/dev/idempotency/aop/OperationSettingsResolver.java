@@ -1,7 +1,6 @@
 package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
-import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,21 +9,18 @@ import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.OperationOverrides;
 import dev.idempotency.engine.OperationSettings;
 
-import org.springframework.format.annotation.DurationFormat;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
  * Resolves the settings of an {@code @Idempotent} operation: the durations of its
- * annotation, placeholders resolved, between the global settings and the operation's
- * configured overrides ({@link IdempotencyDefaults#resolve}).
+ * annotation ({@link AnnotationDurations}), between the global settings and the
+ * operation's configured overrides ({@link IdempotencyDefaults#resolve}).
  */
 final class OperationSettingsResolver {
 
 	private final IdempotencyDefaults defaults;
 
-	private final @Nullable StringValueResolver valueResolver;
+	private final AnnotationDurations durations;
 
 	/**
 	 * Create a resolver.
@@ -34,7 +30,7 @@ final class OperationSettingsResolver {
 	 */
 	OperationSettingsResolver(IdempotencyDefaults defaults, @Nullable StringValueResolver valueResolver) {
 		this.defaults = defaults;
-		this.valueResolver = valueResolver;
+		this.durations = new AnnotationDurations(valueResolver);
 	}
 
 	/**
@@ -47,34 +43,16 @@ final class OperationSettingsResolver {
 	 * invalid
 	 */
 	OperationSettings resolve(String name, Idempotent annotation, Method method) {
-		OperationOverrides annotated = new OperationOverrides(duration("lockTimeout", annotation.lockTimeout(), method),
-				duration("retention", annotation.retention(), method), annotation.onInProgress(),
-				duration("waitTimeout", annotation.waitTimeout(), method));
+		OperationOverrides annotated = new OperationOverrides(
+				this.durations.parse("lockTimeout", annotation.lockTimeout(), method),
+				this.durations.parse("retention", annotation.retention(), method), annotation.onInProgress(),
+				this.durations.parse("waitTimeout", annotation.waitTimeout(), method));
 		try {
 			return this.defaults.resolve(name, annotated);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException("Invalid settings of @Idempotent operation '" + name + "' on "
-					+ ExpressionParsing.describe(method) + ": " + ex.getMessage());
-		}
-	}
-
-	private @Nullable Duration duration(String attribute, String value, Method method) {
-		if (!StringUtils.hasText(value)) {
-			return null;
-		}
-		String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(value) : value;
-		if (!StringUtils.hasText(resolved)) {
-			return null;
-		}
-		// Spring's duration styles: simple (500ms, 30s, 5m, 2h, 1d; a bare number is
-		// milliseconds, as in Spring Boot), composite (1h30m) and ISO-8601 (PT5M).
-		try {
-			return DurationFormatterUtils.detectAndParse(resolved.trim(), DurationFormat.Unit.MILLIS);
-		}
-		catch (IllegalArgumentException ex) {
-			throw ExpressionParsing.invalid(attribute, value, method,
-					"'" + resolved + "' is not a duration (use 500ms, 30s, 5m, 2h, 1d or PT5M)");
+					+ IdempotentMessages.describe(method) + ": " + ex.getMessage());
 		}
 	}
 

@@ -26,7 +26,7 @@ final class RequestHandlerChecks {
 
 	void checkRequestHandler(Method method, Class<?> userClass) {
 		if (!this.methods.isHandler(method, userClass)) {
-			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+			throw new IllegalStateException("@Idempotent on " + IdempotentMessages.describe(method)
 					+ " has no key: give it a key expression; only a request handler method (a @RequestMapping-family "
 					+ "method of a @Controller, with idempotency-web on the class path) may omit it, to take the key "
 					+ "from the request's header");
@@ -40,7 +40,7 @@ final class RequestHandlerChecks {
 	boolean checkReplayableHandler(Method method, Class<?> userClass) {
 		Class<?> streaming = this.methods.streamingType(ResolvableType.forMethodReturnType(method, userClass));
 		if (streaming != null) {
-			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+			throw new IllegalStateException("@Idempotent on " + IdempotentMessages.describe(method)
 					+ " cannot replay its response: it returns a streaming type (" + streaming.getName()
 					+ "), whose content is written after the call returns and cannot be stored; return the "
 					+ "content itself (such as a ResponseEntity of a value), or remove @Idempotent");
@@ -48,7 +48,7 @@ final class RequestHandlerChecks {
 		Set<String> methods = this.methods.mappedMethods(method, userClass);
 		long safe = methods.stream().filter(RequestHandlerMethods::isSafe).count();
 		if (safe == methods.size()) {
-			throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+			throw new IllegalStateException("@Idempotent on " + IdempotentMessages.describe(method)
 					+ " has nothing to protect: it is mapped only to safe methods " + methods
 					+ ", which take no idempotency key; map it to POST, PUT, PATCH or DELETE, or remove @Idempotent");
 		}
@@ -70,7 +70,7 @@ final class RequestHandlerChecks {
 		}
 		if (this.methods.isDeferredBody(method, index)) {
 			if (keyFromRequest) {
-				throw new IllegalStateException("@Idempotent on " + ExpressionParsing.describe(method)
+				throw new IllegalStateException("@Idempotent on " + IdempotentMessages.describe(method)
 						+ " would fingerprint its @RequestBody, but that is a "
 						+ method.getParameterTypes()[index].getSimpleName()
 						+ " whose value arrives only after the call: declare the body's own type, "

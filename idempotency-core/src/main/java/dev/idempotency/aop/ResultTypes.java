@@ -101,7 +101,7 @@ final class ResultTypes {
 
 	static IllegalStateException unsupported(Method method, String reason) {
 		return new IllegalStateException(
-				"Invalid return type of @Idempotent method " + ExpressionParsing.describe(method) + ": " + reason);
+				"Invalid return type of @Idempotent method " + IdempotentMessages.describe(method) + ": " + reason);
 	}
 
 	/**

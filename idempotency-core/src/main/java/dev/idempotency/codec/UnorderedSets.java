@@ -2,11 +2,8 @@ package dev.idempotency.codec;
 
 import java.util.Set;
 
-import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.BeanDescription;
-import tools.jackson.databind.BeanProperty;
 import tools.jackson.databind.SerializationConfig;
-import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.ValueSerializer;
 import tools.jackson.databind.module.SimpleModule;
 import tools.jackson.databind.ser.ValueSerializerModifier;
@@ -22,7 +19,7 @@ import tools.jackson.databind.util.TokenBuffer;
  * <p>
  * The set is still written by the serializer the mapper chose for it, with its property's
  * annotations; only what it wrote is handed on as one {@link Elements} object instead of
- * as an array.
+ * as an array ({@link SetMarkingSerializer}).
  */
 final class UnorderedSets {
 
@@ -41,7 +38,7 @@ final class UnorderedSets {
 			@Override
 			public ValueSerializer<?> modifyCollectionSerializer(SerializationConfig config, CollectionType valueType,
 					BeanDescription.Supplier beanDesc, ValueSerializer<?> serializer) {
-				return Set.class.isAssignableFrom(valueType.getRawClass()) ? new MarkingSerializer(serializer)
+				return Set.class.isAssignableFrom(valueType.getRawClass()) ? new SetMarkingSerializer(serializer)
 						: serializer;
 			}
 
@@ -54,52 +51,6 @@ final class UnorderedSets {
 	 * @param written the tokens of the array
 	 */
 	record Elements(TokenBuffer written) {
-
-	}
-
-	/**
-	 * Writes a set with its own serializer, then hands what it wrote on as one embedded
-	 * object.
-	 */
-	private static final class MarkingSerializer extends ValueSerializer<Object> {
-
-		private final ValueSerializer<Object> delegate;
-
-		@SuppressWarnings("unchecked")
-		MarkingSerializer(ValueSerializer<?> delegate) {
-			this.delegate = (ValueSerializer<Object>) delegate;
-		}
-
-		@Override
-		public void resolve(SerializationContext context) {
-			this.delegate.resolve(context);
-		}
-
-		@Override
-		public ValueSerializer<?> createContextual(SerializationContext context, BeanProperty property) {
-			ValueSerializer<?> contextual = context.handleSecondaryContextualization(this.delegate, property);
-			return (contextual == this.delegate) ? this : new MarkingSerializer(contextual);
-		}
-
-		@Override
-		public boolean isEmpty(SerializationContext context, Object value) {
-			return this.delegate.isEmpty(context, value);
-		}
-
-		@Override
-		public Class<?> handledType() {
-			return this.delegate.handledType();
-		}
-
-		@Override
-		public void serialize(Object value, JsonGenerator generator, SerializationContext context) {
-			TokenBuffer written = context.bufferForValueConversion();
-			this.delegate.serialize(value, written, context);
-			// Embedded, not written as a POJO: the tree keeps it as it is, for the
-			// canonical
-			// writer to find
-			generator.writeEmbeddedObject(new Elements(written));
-		}
 
 	}
 

@@ -124,7 +124,7 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 	@Override
 	public void failed(RuntimeException ex) {
 		if (!this.calls.failures().bypass(this.call, this.operation, this.record, ex)) {
-			end(null, StoreFailures.storeException("acquire", this.record, ex));
+			end(null, StoreExceptions.of("acquire", this.record, ex));
 			return;
 		}
 		CompletionStage<?> stage;

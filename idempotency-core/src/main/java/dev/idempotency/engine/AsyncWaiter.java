@@ -176,7 +176,7 @@ final class AsyncWaiter implements AutoCloseable {
 
 		private Claim last;
 
-		private long pause = InProgressWaiter.firstPause();
+		private long pause = PollPauses.first();
 
 		Poll(RecordKey record, AcquireRequest request, Claim first, long deadlineNanos, Waiting waiting) {
 			this.record = record;
@@ -192,8 +192,8 @@ final class AsyncWaiter implements AutoCloseable {
 				this.waiting.claimed(this.last);
 				return;
 			}
-			long delay = InProgressWaiter.pauseMillis(this.pause, leftNanos, (InProgress) this.last.result());
-			this.pause = InProgressWaiter.nextPause(this.pause);
+			long delay = PollPauses.millis(this.pause, leftNanos, (InProgress) this.last.result());
+			this.pause = PollPauses.next(this.pause);
 			try {
 				scheduler().schedule(this, delay, TimeUnit.MILLISECONDS);
 			}

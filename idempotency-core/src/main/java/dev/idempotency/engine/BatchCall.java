@@ -31,7 +31,7 @@ import org.springframework.util.Assert;
  */
 final class BatchCall<I> {
 
-	private final BatchCalls calls;
+	private final BatchSteps steps;
 
 	private final Operation operation;
 
@@ -39,28 +39,28 @@ final class BatchCall<I> {
 
 	private final BatchWork<I> work;
 
-	BatchCall(BatchCalls calls, Operation operation, BatchItems<I> items, Function<? super I, ?> work) {
-		this.calls = calls;
+	BatchCall(BatchSteps steps, Operation operation, BatchItems<I> items, Function<? super I, ?> work) {
+		this.steps = steps;
 		this.operation = operation;
 		this.items = items;
-		this.work = new BatchWork<>(calls, operation, work);
+		this.work = new BatchWork<>(steps, operation, work);
 	}
 
 	List<BatchOutcome<I, @Nullable Object>> run() {
 		List<BatchSlot<I>> slots = this.items.slots();
 		List<? extends @Nullable AcquireResult> results;
-		long sentNanos = this.calls.starter().nanoClock().getAsLong();
+		long sentNanos = this.steps.starter().nanoClock().getAsLong();
 		@Nullable RuntimeException failure = null;
 		boolean interrupted = Thread.interrupted();
 		try {
-			results = this.calls.store()
+			results = this.steps.store()
 				.acquireAll(slots.stream().map((slot) -> new BatchAcquire(slot.record(), slot.request())).toList());
 		}
 		catch (RuntimeException ex) {
 			List<@Nullable AcquireResult> answered = answered(ex, slots.size());
 			for (int i = 0; i < slots.size(); i++) {
 				if (answered == null || answered.get(i) == null) {
-					this.calls.acquirer().abandon(slots.get(i).record(), slots.get(i).request());
+					this.steps.acquirer().abandon(slots.get(i).record(), slots.get(i).request());
 				}
 			}
 			if (answered == null) {
@@ -75,10 +75,10 @@ final class BatchCall<I> {
 			}
 		}
 		int answers = results.size();
-		Assert.state(answers == slots.size(), () -> "Store " + this.calls.store().type() + " answered " + answers
+		Assert.state(answers == slots.size(), () -> "Store " + this.steps.store().type() + " answered " + answers
 				+ " results to a batch of " + slots.size() + " acquires");
 		if (failure == null) {
-			this.calls.failures().answered();
+			this.steps.failures().answered();
 		}
 		List<BatchSlot<I>> taken = new ArrayList<>();
 		List<BatchSlot<I>> toRun = new ArrayList<>();
@@ -91,12 +91,12 @@ final class BatchCall<I> {
 					// answer run unprotected, an item it answered completed is replayed;
 					// none once the engine refuses calls
 					RuntimeException unanswered = Objects.requireNonNull(failure);
-					if (this.calls.failures().bypass(slot.call(), this.operation, slot.record(), unanswered)) {
+					if (this.steps.failures().bypass(slot.call(), this.operation, slot.record(), unanswered)) {
 						slot.bypassed();
 						toRun.add(slot);
 					}
 					else {
-						slot.failed(StoreFailures.storeException("acquire", slot.record(), unanswered));
+						slot.failed(StoreExceptions.of("acquire", slot.record(), unanswered));
 					}
 				}
 				else if (decide(slot, result, sentNanos)) {
@@ -106,12 +106,12 @@ final class BatchCall<I> {
 			}
 			this.work.runAll(toRun);
 			List<BatchSlot<I>> ran = taken.stream().filter(BatchSlot::hasRun).toList();
-			if (!ran.isEmpty() && AfterCommit.defers(this.calls.store())) {
+			if (!ran.isEmpty() && AfterCommit.defers(this.steps.store())) {
 				// Recorded once the caller's transaction has ended, renewed until then
-				new BatchAfterCommit<>(this.calls.recorder(), this.calls.outcomes(), this.operation, ran).register();
+				new BatchAfterCommit<>(this.steps.recorder(), this.steps.outcomes(), this.operation, ran).register();
 			}
 			else {
-				this.calls.recorder().record(this.operation, taken);
+				this.steps.recorder().record(this.operation, taken);
 			}
 		}
 		finally {
@@ -128,11 +128,11 @@ final class BatchCall<I> {
 	private boolean decide(BatchSlot<I> slot, AcquireResult result, long sentNanos) {
 		Call call = slot.call();
 		if (result instanceof Acquired acquired) {
-			Attempt attempt = this.calls.starter()
+			Attempt attempt = this.steps.starter()
 				.attempt(this.operation, slot.record(), slot.request(), acquired, new Claim(acquired, sentNanos));
 			try {
 				slot.taken(attempt, acquired.takeover(),
-						this.calls.starter().renew(call, this.operation, attempt, slot.ticket()));
+						this.steps.starter().renew(call, this.operation, attempt, slot.ticket()));
 				return true;
 			}
 			catch (Throwable ex) {
@@ -145,7 +145,7 @@ final class BatchCall<I> {
 		}
 		if (result instanceof Completed completed) {
 			try {
-				Throwable failure = this.calls.reporter()
+				Throwable failure = this.steps.reporter()
 					.replayedFailure(call, this.operation, slot.record(), completed);
 				if (failure != null) {
 					slot.failed(failure);
@@ -162,11 +162,11 @@ final class BatchCall<I> {
 		TransactionOutcome holding = (result instanceof InProgress) ? AfterCommit.holding(slot.record()) : null;
 		if (holding != null) {
 			// A duplicate in the transaction that ran the work: what it will commit
-			this.calls.reporter().report(call, this.operation, slot.record(), Outcome.REPLAYED);
+			this.steps.reporter().report(call, this.operation, slot.record(), Outcome.REPLAYED);
 			slot.replayed(holding.value(slot.record()));
 			return false;
 		}
-		this.calls.reporter().refusal(call, this.operation, slot.record(), result);
+		this.steps.reporter().refusal(call, this.operation, slot.record(), result);
 		if (result instanceof InProgress inProgress) {
 			slot.inProgress(inProgress.leaseRemaining());
 		}
@@ -179,7 +179,7 @@ final class BatchCall<I> {
 	// Under on-store-failure=proceed, the answers of the items a partly failed batch
 	// acquire did answer, or null when the batch must be treated as unanswered
 	private @Nullable List<@Nullable AcquireResult> answered(RuntimeException ex, int size) {
-		if (this.calls.failures().proceedsUnprotected() && ex instanceof BatchAcquireException partial
+		if (this.steps.failures().proceedsUnprotected() && ex instanceof BatchAcquireException partial
 				&& partial.results().size() == size) {
 			return partial.results();
 		}
@@ -189,22 +189,22 @@ final class BatchCall<I> {
 	// The store failed to take the keys: fail the batch, or run it unprotected
 	private List<BatchOutcome<I, @Nullable Object>> unacquired(RuntimeException ex) {
 		List<BatchSlot<I>> slots = this.items.slots();
-		if (!this.calls.failures().proceedsUnprotected()) {
-			IdempotencyStoreException failure = StoreFailures.storeException("acquire", slots.get(0).record(), ex);
+		if (!this.steps.failures().proceedsUnprotected()) {
+			IdempotencyStoreException failure = StoreExceptions.of("acquire", slots.get(0).record(), ex);
 			for (BatchSlot<I> slot : slots) {
 				// Reports the store error: bypass() runs nothing under this policy
-				this.calls.failures().bypass(slot.call(), this.operation, slot.record(), ex);
+				this.steps.failures().bypass(slot.call(), this.operation, slot.record(), ex);
 			}
 			this.items.end(failure);
 			throw failure;
 		}
 		for (BatchSlot<I> slot : slots) {
-			if (this.calls.failures().bypass(slot.call(), this.operation, slot.record(), ex)) {
+			if (this.steps.failures().bypass(slot.call(), this.operation, slot.record(), ex)) {
 				this.work.runUnprotected(slot);
 			}
 			else {
 				// The engine began to refuse calls meanwhile
-				slot.failed(StoreFailures.storeException("acquire", slot.record(), ex));
+				slot.failed(StoreExceptions.of("acquire", slot.record(), ex));
 			}
 		}
 		return this.work.finish(this.items);

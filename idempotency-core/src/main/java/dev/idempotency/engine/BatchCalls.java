@@ -12,41 +12,20 @@ import org.springframework.util.Assert;
 
 /**
  * Runs the batches of {@link IdempotencyEngine#executeAll}: checks every item's key and
- * payload, admits the batch, and runs it as a {@link BatchCall}; holds what the steps of
- * its batches use.
+ * payload, admits the batch, and runs it as a {@link BatchCall} with the engine's
+ * {@link BatchSteps}.
  */
 final class BatchCalls {
 
-	private final IdempotencyStore store;
-
 	private final CallRequests requests;
 
-	private final CallAdmission admission;
-
-	private final Acquirer acquirer;
-
-	private final StoreFailures failures;
-
-	private final OutcomeReporter reporter;
-
-	private final AttemptStarter starter;
-
-	private final MethodOutcomes outcomes;
-
-	private final BatchRecorder recorder;
+	private final BatchSteps steps;
 
 	BatchCalls(IdempotencyStore store, CallRequests requests, CallAdmission admission, Acquirer acquirer,
 			StoreFailures failures, OutcomeReporter reporter, AttemptStarter starter, MethodOutcomes outcomes,
 			BatchRecorder recorder) {
-		this.store = store;
 		this.requests = requests;
-		this.admission = admission;
-		this.acquirer = acquirer;
-		this.failures = failures;
-		this.reporter = reporter;
-		this.starter = starter;
-		this.outcomes = outcomes;
-		this.recorder = recorder;
+		this.steps = new BatchSteps(store, admission, acquirer, failures, reporter, starter, outcomes, recorder);
 	}
 
 	/**
@@ -65,50 +44,18 @@ final class BatchCalls {
 		if (fingerprints != null) {
 			fingerprinted = (item) -> this.requests.fingerprinted(operation, fingerprints.apply(item));
 		}
-		BatchItems<I> batch = new BatchItems<>(this.reporter.listeners(), items,
+		BatchItems<I> batch = new BatchItems<>(this.steps.reporter().listeners(), items,
 				(item) -> this.requests.recordKey(operation, keyFunction.apply(item)), fingerprinted,
 				(fingerprint) -> CallRequests.request(operation, fingerprint));
-		if (!batch.admit(this.admission.inFlight())) {
-			throw this.admission.refused(operation, batch);
+		if (!batch.admit(this.steps.admission().inFlight())) {
+			throw this.steps.admission().refused(operation, batch);
 		}
 		try {
-			return new BatchCall<>(this, operation, batch, work).run();
+			return new BatchCall<>(this.steps, operation, batch, work).run();
 		}
 		finally {
 			batch.leave();
 		}
-	}
-
-	IdempotencyStore store() {
-		return this.store;
-	}
-
-	CallAdmission admission() {
-		return this.admission;
-	}
-
-	Acquirer acquirer() {
-		return this.acquirer;
-	}
-
-	StoreFailures failures() {
-		return this.failures;
-	}
-
-	OutcomeReporter reporter() {
-		return this.reporter;
-	}
-
-	AttemptStarter starter() {
-		return this.starter;
-	}
-
-	MethodOutcomes outcomes() {
-		return this.outcomes;
-	}
-
-	BatchRecorder recorder() {
-		return this.recorder;
 	}
 
 }

@@ -22,7 +22,7 @@ import dev.idempotency.IdempotencyShutdownException;
  */
 final class BatchWork<I> {
 
-	private final BatchCalls calls;
+	private final BatchSteps steps;
 
 	private final Operation operation;
 
@@ -35,8 +35,8 @@ final class BatchWork<I> {
 	// every item
 	private boolean renewLateItems = true;
 
-	BatchWork(BatchCalls calls, Operation operation, Function<? super I, ?> work) {
-		this.calls = calls;
+	BatchWork(BatchSteps steps, Operation operation, Function<? super I, ?> work) {
+		this.steps = steps;
 		this.operation = operation;
 		this.work = work;
 	}
@@ -50,11 +50,11 @@ final class BatchWork<I> {
 			Attempt attempt = slot.attempt();
 			Error stop = this.fatal;
 			if (stop != null) {
-				this.calls.outcomes().released(slot.call(), this.operation, attempt, stop);
+				this.steps.outcomes().released(slot.call(), this.operation, attempt, stop);
 				slot.failed(stop);
 				continue;
 			}
-			IdempotencyLockLostException late = this.calls.starter()
+			IdempotencyLockLostException late = this.steps.starter()
 				.tooLateToStart(slot.call(), this.operation, attempt, this.renewLateItems);
 			if (late != null) {
 				this.renewLateItems = false;
@@ -63,7 +63,7 @@ final class BatchWork<I> {
 			}
 			if (!slot.ticket().start()) {
 				// Released by the shutdown, which reached its bound
-				slot.failed(this.calls.admission().refused(slot.call(), this.operation, slot.record()));
+				slot.failed(this.steps.admission().refused(slot.call(), this.operation, slot.record()));
 				continue;
 			}
 			IdempotencyContext outer = IdempotencyContextHolder.set(attempt);
@@ -82,7 +82,7 @@ final class BatchWork<I> {
 
 	private void failed(BatchSlot<I> slot, Attempt attempt, Throwable ex) {
 		try {
-			this.calls.outcomes().failed(slot.call(), this.operation, attempt, ex);
+			this.steps.outcomes().failed(slot.call(), this.operation, attempt, ex);
 			slot.failed(ex);
 		}
 		catch (IdempotencyException recordingFailure) {

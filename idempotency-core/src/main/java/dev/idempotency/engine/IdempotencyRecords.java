@@ -46,7 +46,7 @@ public final class IdempotencyRecords {
 	public RecordKey recordKey(String name, String key) {
 		Operation.checkName(name);
 		Assert.hasText(key, "'key' must not be empty");
-		return new RecordKey(name, Keys.isHashed(key) ? key : Keys.stored(key, this.maxKeyLength));
+		return new RecordKey(name, HashedKeys.isHashed(key) ? key : HashedKeys.stored(key, this.maxKeyLength));
 	}
 
 	/**
@@ -68,7 +68,7 @@ public final class IdempotencyRecords {
 		if (!recordKey.key().equals(key)) {
 			return List.of(recordKey);
 		}
-		String evaluated = Keys.stored(key, this.maxKeyLength);
+		String evaluated = HashedKeys.stored(key, this.maxKeyLength);
 		return evaluated.equals(key) ? List.of(recordKey) : List.of(recordKey, new RecordKey(name, evaluated));
 	}
 

@@ -13,14 +13,9 @@ import dev.idempotency.store.RecordKey;
 /**
  * Waits for another attempt by polling acquire, which replays its result once it
  * completes, hands the record over once it fails, and takes it over once its lease
- * expires. Polls start fast (most attempts are short) and back off, never sleeping past
- * the other attempt's lease or the deadline.
+ * expires, pausing between polls as {@link PollPauses} says.
  */
 final class InProgressWaiter {
-
-	private static final long FIRST_PAUSE_MILLIS = 2;
-
-	private static final long MAX_PAUSE_MILLIS = 100;
 
 	/**
 	 * Poll until the other attempt is no longer in progress, or the timeout runs out, or
@@ -31,7 +26,7 @@ final class InProgressWaiter {
 			LongSupplier nanoClock, BooleanSupplier stop) {
 		long sentNanos = nanoClock.getAsLong();
 		long deadline = sentNanos + timeout.toNanos();
-		long pause = firstPause();
+		long pause = PollPauses.first();
 		AcquireResult result = first;
 		while (result instanceof InProgress inProgress) {
 			long leftNanos = deadline - nanoClock.getAsLong();
@@ -39,39 +34,17 @@ final class InProgressWaiter {
 				return new Claim(inProgress, sentNanos);
 			}
 			try {
-				Thread.sleep(pauseMillis(pause, leftNanos, inProgress));
+				Thread.sleep(PollPauses.millis(pause, leftNanos, inProgress));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				return new Claim(inProgress, sentNanos);
 			}
-			pause = nextPause(pause);
+			pause = PollPauses.next(pause);
 			sentNanos = nanoClock.getAsLong();
 			result = store.acquire(record, request);
 		}
 		return new Claim(result, sentNanos);
-	}
-
-	/**
-	 * Return how long to pause before the next poll: never past the other attempt's lease
-	 * or the deadline.
-	 * @param pause the pause planned, in milliseconds
-	 * @param leftNanos the time left until the deadline, positive
-	 * @param inProgress what the last poll found
-	 * @return the pause, at least a millisecond
-	 */
-	static long pauseMillis(long pause, long leftNanos, InProgress inProgress) {
-		// Rounded up: truncated, the last pause would give up to a millisecond early
-		long left = (leftNanos + 999_999) / 1_000_000;
-		return Math.max(1, Math.min(Math.min(pause, left), inProgress.leaseRemaining().toMillis() + 1));
-	}
-
-	static long firstPause() {
-		return FIRST_PAUSE_MILLIS;
-	}
-
-	static long nextPause(long pause) {
-		return Math.min(pause * 2, MAX_PAUSE_MILLIS);
 	}
 
 }

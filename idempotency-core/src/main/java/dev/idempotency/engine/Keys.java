@@ -1,27 +1,13 @@
 package dev.idempotency.engine;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
-
 import dev.idempotency.IdempotencyKeyException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Turns an evaluated key into the stored one.
- * <p>
- * A key longer than the maximum is stored as {@value #HASHED} followed by the lowercase
- * hex SHA-256 of its UTF-8 bytes. So is a key that starts with {@value #HASHED} itself,
- * whatever its length: the two forms are then disjoint, and no literal key, such as a hex
- * digest a caller chose, can ever meet the record of a hashed one.
+ * Turns an evaluated key into the stored one: refuses a key that is null, blank, unstable
+ * or not Unicode text, and hashes a long one as {@link HashedKeys} says.
  */
 final class Keys {
-
-	/**
-	 * The start of every hashed key, and of no literal one.
-	 */
-	static final String HASHED = "sha256:";
 
 	private Keys() {
 	}
@@ -52,7 +38,7 @@ final class Keys {
 					+ ", which is not Unicode text: stored as UTF-8 it would become '?' and meet other keys; "
 					+ "the method was not called");
 		}
-		return stored(key, maxLength);
+		return HashedKeys.stored(key, maxLength);
 	}
 
 	/**
@@ -72,28 +58,6 @@ final class Keys {
 			}
 		}
 		return -1;
-	}
-
-	static String stored(String key, int maxLength) {
-		return (key.length() > maxLength || key.startsWith(HASHED)) ? HASHED + sha256Hex(key) : key;
-	}
-
-	/**
-	 * Return whether a key is in the stored form of a hashed key.
-	 */
-	static boolean isHashed(String key) {
-		return key.length() == HASHED.length() + 64 && key.startsWith(HASHED)
-				&& key.chars().skip(HASHED.length()).allMatch((c) -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-	}
-
-	static String sha256Hex(String value) {
-		try {
-			MessageDigest digest = MessageDigest.getInstance("SHA-256");
-			return HexFormat.of().formatHex(digest.digest(value.getBytes(StandardCharsets.UTF_8)));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is required of every Java platform", ex);
-		}
 	}
 
 }

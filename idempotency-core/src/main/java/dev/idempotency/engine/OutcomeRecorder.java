@@ -111,7 +111,7 @@ final class OutcomeRecorder {
 			}
 		}
 		catch (RuntimeException ex) {
-			failure.addSuppressed(StoreFailures.storeException("release", attempt.record(), ex));
+			failure.addSuppressed(StoreExceptions.of("release", attempt.record(), ex));
 		}
 	}
 

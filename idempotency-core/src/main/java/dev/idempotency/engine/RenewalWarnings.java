@@ -1,7 +1,6 @@
 package dev.idempotency.engine;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -20,19 +19,14 @@ final class RenewalWarnings {
 
 	private static final long WARNING_INTERVAL_SECONDS = 10;
 
-	private static final long WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(WARNING_INTERVAL_SECONDS);
-
-	private final LongSupplier nanoClock;
-
-	private final AtomicLong lastWarningNanos;
+	private final WarningThrottle throttle;
 
 	/**
 	 * Create the warnings of a renewer, the first failure logged at WARN.
 	 * @param nanoClock the monotonic clock, in nanoseconds, that spaces the warnings
 	 */
 	RenewalWarnings(LongSupplier nanoClock) {
-		this.nanoClock = nanoClock;
-		this.lastWarningNanos = new AtomicLong(nanoClock.getAsLong() - WARNING_INTERVAL_NANOS);
+		this.throttle = new WarningThrottle(nanoClock, TimeUnit.SECONDS.toNanos(WARNING_INTERVAL_SECONDS));
 	}
 
 	/**
@@ -42,9 +36,7 @@ final class RenewalWarnings {
 	 * @param ex why
 	 */
 	void failed(Attempt attempt, Throwable ex) {
-		long now = this.nanoClock.getAsLong();
-		long last = this.lastWarningNanos.get();
-		if (now - last >= WARNING_INTERVAL_NANOS && this.lastWarningNanos.compareAndSet(last, now)) {
+		if (this.throttle.claim()) {
 			logger.warn("Could not renew the lease of " + attempt + " (renewals of other attempts may be "
 					+ "failing too; further failures are logged at DEBUG for " + WARNING_INTERVAL_SECONDS + " s): "
 					+ ex);

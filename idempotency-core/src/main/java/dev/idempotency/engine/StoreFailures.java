@@ -1,13 +1,12 @@
 package dev.idempotency.engine;
 
-import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.engine.IdempotencyObserver.Call;
 import dev.idempotency.store.RecordKey;
 
 /**
  * What a call does when the store fails to acquire its record: fail with the store's
- * exception, or run its method unprotected under {@link StoreFailurePolicy#PROCEED}; and
- * how a store failure is told to the caller.
+ * exception ({@link StoreExceptions}), or run its method unprotected under
+ * {@link StoreFailurePolicy#PROCEED}.
  */
 final class StoreFailures {
 
@@ -57,22 +56,6 @@ final class StoreFailures {
 	 */
 	boolean proceedsUnprotected() {
 		return this.policy == StoreFailurePolicy.PROCEED && !this.inFlight.isRefusing();
-	}
-
-	/**
-	 * Return the exception that tells the caller of a failed store transition.
-	 * @param transition the transition, such as {@code "acquire"}
-	 * @param record the record of the call
-	 * @param ex the store's failure
-	 * @return the failure itself if it is an {@link IdempotencyStoreException}, else one
-	 * around it
-	 */
-	static IdempotencyStoreException storeException(String transition, RecordKey record, RuntimeException ex) {
-		if (ex instanceof IdempotencyStoreException storeException) {
-			return storeException;
-		}
-		return new IdempotencyStoreException("Store failed to " + transition + " " + record + ": " + ex.getMessage(),
-				ex);
 	}
 
 }

@@ -2,7 +2,6 @@ package dev.idempotency.engine;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -27,14 +26,12 @@ final class StoreOutage {
 
 	private static final long WARNING_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-	private final LongSupplier nanoClock;
-
 	private final Log logger;
 
 	// Set once the warning of an outage is logged, so that its end is logged only then
 	private final AtomicBoolean ongoing = new AtomicBoolean();
 
-	private final AtomicLong lastWarningNanos;
+	private final WarningThrottle throttle;
 
 	/**
 	 * Create an outage log under the engine's name, the one users know and configure.
@@ -45,9 +42,8 @@ final class StoreOutage {
 	}
 
 	StoreOutage(LongSupplier nanoClock, Log logger) {
-		this.nanoClock = nanoClock;
 		this.logger = logger;
-		this.lastWarningNanos = new AtomicLong(nanoClock.getAsLong() - WARNING_INTERVAL_NANOS);
+		this.throttle = new WarningThrottle(nanoClock, WARNING_INTERVAL_NANOS);
 	}
 
 	/**
@@ -56,7 +52,7 @@ final class StoreOutage {
 	 * @param ex the store's failure
 	 */
 	void bypassed(RecordKey record, RuntimeException ex) {
-		if (!this.ongoing.get() && claimWarning()) {
+		if (!this.ongoing.get() && this.throttle.claim()) {
 			this.logger.warn("Store unavailable for " + record + ": running the method WITHOUT idempotency protection "
 					+ "(idempotency.on-store-failure=proceed). Further calls that run unprotected are logged at "
 					+ "DEBUG until the store answers again.", ex);
@@ -67,13 +63,6 @@ final class StoreOutage {
 					"Store still unavailable for " + record + ": running the method WITHOUT idempotency protection",
 					ex);
 		}
-	}
-
-	// One thread warns, and only once the last warning is a minute old
-	private boolean claimWarning() {
-		long now = this.nanoClock.getAsLong();
-		long last = this.lastWarningNanos.get();
-		return now - last >= WARNING_INTERVAL_NANOS && this.lastWarningNanos.compareAndSet(last, now);
 	}
 
 	/**

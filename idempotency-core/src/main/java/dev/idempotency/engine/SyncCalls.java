@@ -99,7 +99,7 @@ final class SyncCalls {
 			if (this.failures.bypass(call, operation, record, ex)) {
 				return invocation.proceed();
 			}
-			throw StoreFailures.storeException("acquire", record, ex);
+			throw StoreExceptions.of("acquire", record, ex);
 		}
 		this.failures.answered();
 		AcquireResult result = claim.result();

@@ -116,7 +116,8 @@ class IdempotencyObserverTests {
 	void observerSeesTheHashedKey() throws Throwable {
 		String longKey = "x".repeat(201);
 		this.engine.execute(OPERATION, longKey, null, () -> "done");
-		assertThat(this.observer.events).first().isEqualTo("start Payments.charge:sha256:" + Keys.sha256Hex(longKey));
+		assertThat(this.observer.events).first()
+			.isEqualTo("start Payments.charge:sha256:" + HashedKeys.sha256Hex(longKey));
 	}
 
 	@Test
