@@ -19,6 +19,7 @@ import dev.idempotency.engine.IdempotencyObserver;
 import dev.idempotency.engine.IdempotencyShutdownLifecycle;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.aop.RequestBinding;
+import dev.idempotency.aop.RequestHandlerMethods;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -123,11 +124,13 @@ public final class IdempotencyAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static IdempotentOperationSource idempotentOperationSource(IdempotencyDefaults defaults,
-			IdempotencyProperties properties, ObjectProvider<ResultCodec> codec, ConfigurableBeanFactory beanFactory) {
+			IdempotencyProperties properties, ObjectProvider<ResultCodec> codec,
+			ObjectProvider<RequestHandlerMethods> handlerMethods, ConfigurableBeanFactory beanFactory) {
 		// So that a request handler's ResponseEntity replays with its status and headers
 		ResultCodec codecs = RequestHandlerSupport.codec(new DeferredResultCodec(codec), properties.getHttp());
+		// The application's, for a web stack of its own, as its RequestBinding bean is
 		return new IdempotentOperationSource(defaults, codecs, new EmbeddedValueResolver(beanFactory),
-				RequestHandlerSupport.handlerMethods());
+				handlerMethods.getIfUnique(RequestHandlerSupport::handlerMethods));
 	}
 
 	// Annotated methods are resolved while their beans are proxied: all of them are known

@@ -3,7 +3,10 @@ package dev.idempotency.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -12,6 +15,7 @@ import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.aop.IdempotentAdvisor;
 import dev.idempotency.aop.IdempotentOperation;
 import dev.idempotency.aop.IdempotentOperationSource;
+import dev.idempotency.aop.RequestHandlerMethods;
 import dev.idempotency.codec.JacksonPayloadFingerprinter;
 import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.codec.PayloadFingerprinter;
@@ -38,6 +42,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.core.ResolvableType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
@@ -301,6 +306,57 @@ class IdempotencyAutoConfigurationTests {
 
 		@Idempotent(key = "#id", lockTimeout = "${test.lock-timeout}", retention = "${test.retention:11h}")
 		public void run(String id) {
+		}
+
+	}
+
+	@Test
+	void requestHandlerMethodsBeanOfAnotherWebStackTellsItsHandlers() {
+		this.contextRunner.withBean(RequestHandlerMethods.class, OtherStackHandlerMethods::new)
+			.withBean(OtherStackHandler.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(IdempotentOperationSource.class).getOperations())
+					.extracting(IdempotentOperation::name)
+					.contains("OtherStackHandler.charge");
+			});
+	}
+
+	static class OtherStackHandlerMethods implements RequestHandlerMethods {
+
+		@Override
+		public boolean isHandler(Method method, Class<?> targetClass) {
+			return targetClass == OtherStackHandler.class;
+		}
+
+		@Override
+		public Set<String> mappedMethods(Method method, Class<?> targetClass) {
+			return Set.of("POST");
+		}
+
+		@Override
+		public @Nullable Class<?> streamingType(ResolvableType returnType) {
+			return null;
+		}
+
+		@Override
+		public int requestBodyIndex(Method method) {
+			return -1;
+		}
+
+		@Override
+		public boolean isDeferredBody(Method method, int index) {
+			return false;
+		}
+
+	}
+
+	// A handler of a web stack other than Spring's: its key comes from the request
+	static class OtherStackHandler {
+
+		@Idempotent
+		public String charge() {
+			return "charged";
 		}
 
 	}

@@ -7,6 +7,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.actuate.endpoint.IdempotencyEndpoint;
+import dev.idempotency.actuate.health.IdempotencyHealthIndicator;
+import dev.idempotency.autoconfigure.endpoint.IdempotencyEndpointAutoConfiguration;
+import dev.idempotency.autoconfigure.health.IdempotencyHealthContributorAutoConfiguration;
+import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
+import dev.idempotency.autoconfigure.observation.IdempotencyObservationAutoConfiguration;
+import dev.idempotency.metrics.IdempotencyMetrics;
+import dev.idempotency.observation.ObservationIdempotencyObserver;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import dev.idempotency.store.IdempotencyStore;
 import dev.idempotency.store.memory.InMemoryIdempotencyStore;
 
@@ -92,6 +105,78 @@ class IdempotencyWithoutIntegrationModulesTests {
 				assertThat(handler.pay("k")).isEqualTo(handler.pay("k"));
 				assertThat(handler.runs()).isEqualTo(1);
 			});
+	}
+
+	@Test
+	void metricsObservationsEndpointAndHealthRunWithoutTheModules() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(IdempotencyMetricsAutoConfiguration.class,
+					IdempotencyObservationAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class,
+					IdempotencyHealthContributorAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class)
+			.withBean(ObservationRegistry.class, ObservationRegistry::create)
+			.withPropertyValues("management.endpoints.web.exposure.include=idempotency")
+			.run((context) -> {
+				assertThat(context).hasNotFailed()
+					.hasSingleBean(IdempotencyMetrics.class)
+					.hasSingleBean(ObservationIdempotencyObserver.class)
+					.hasSingleBean(IdempotencyEndpoint.class)
+					.hasSingleBean(IdempotencyHealthIndicator.class);
+				Payments payments = context.getBean(Payments.class);
+				assertThat(payments.pay("p-1")).isEqualTo(payments.pay("p-1"));
+				assertThat(context.getBean(SimpleMeterRegistry.class).find("idempotency.invocations").meters())
+					.isNotEmpty();
+				assertThat(context.getBean(IdempotencyEndpoint.class).idempotency()).isNotNull();
+				Health health = context.getBean(IdempotencyHealthIndicator.class).health();
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				assertThat(health.getDetails()).containsEntry("store", "memory");
+			});
+	}
+
+	@Test
+	void reactiveApplicationRunsIdempotentHandlersWithAKeyOfTheirOwn() {
+		new ReactiveWebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
+			.withUserConfiguration(IntegrationAutoConfigurations.class, HandlerConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(IdempotencyStore.class);
+				assertThat(context.getBeansOfType(Object.class).values())
+					.noneMatch((bean) -> bean.getClass().getName().startsWith("dev.idempotency.web."));
+				Handler handler = context.getBean(Handler.class);
+				assertThat(handler.pay("k")).isEqualTo(handler.pay("k"));
+				assertThat(handler.runs()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void handlerWithoutAKeyFailsStartupNamingTheWebModule() {
+		new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
+			.withUserConfiguration(IntegrationAutoConfigurations.class, KeylessHandlerConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("idempotency-web");
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class KeylessHandlerConfiguration {
+
+		@Bean
+		KeylessHandler keylessHandler() {
+			return new KeylessHandler();
+		}
+
+	}
+
+	@RestController
+	static class KeylessHandler {
+
+		@PostMapping("/charges")
+		@Idempotent
+		public String charge() {
+			return "charged";
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -48,7 +48,13 @@ public class IdempotentOperationSource {
 	private final RequestHandlerChecks handlers;
 
 	/**
-	 * Create an operation source.
+	 * Create an operation source that knows no request handlers
+	 * ({@link RequestHandlerMethods#NONE}): every {@code @Idempotent} method needs a key
+	 * expression. The codec is used as given: for a handler's {@code ResponseEntity} to
+	 * replay with its status and headers, pass a codec that stores response entities
+	 * ({@code idempotency-web}'s {@code ResponseEntityResultCodec.wrap}) and
+	 * {@code idempotency-web}'s {@code SpringWebHandlerMethods} to the four-argument
+	 * constructor, as the auto-configuration does.
 	 * @param defaults global settings and per-operation overrides
 	 * @param codec the codec that prepares each operation's result type
 	 * @param valueResolver resolver of {@code ${...}} placeholders in annotation
