@@ -9,12 +9,15 @@ import org.springframework.util.ClassUtils;
 /**
  * What the operation source takes from {@code idempotency-web} when it is on the class
  * path: the request handler methods, and the codec of their {@code ResponseEntity}
- * results. Its web types are loaded only when that module is present.
+ * results. Its web types are loaded only when that module and Spring Web are present.
  */
 final class RequestHandlerSupport {
 
+	// Both: the starter brings idempotency-web to applications without Spring Web too
 	private static final boolean WEB_MODULE_PRESENT = ClassUtils
-		.isPresent("dev.idempotency.web.SpringWebHandlerMethods", RequestHandlerSupport.class.getClassLoader());
+		.isPresent("dev.idempotency.web.SpringWebHandlerMethods", RequestHandlerSupport.class.getClassLoader())
+			&& ClassUtils.isPresent("org.springframework.web.bind.annotation.RequestMapping",
+					RequestHandlerSupport.class.getClassLoader());
 
 	private RequestHandlerSupport() {
 	}
