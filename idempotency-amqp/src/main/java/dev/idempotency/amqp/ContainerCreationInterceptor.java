@@ -73,7 +73,7 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 		boolean adapterOfItsOwn = false;
 		if (arguments.length == 1 && arguments[0] instanceof MethodRabbitListenerEndpoint endpoint
 				&& !(endpoint instanceof MultiMethodRabbitListenerEndpoint) && isAsync(endpoint.getMethod())) {
-			adapterOfItsOwn = !SpringAmqpInternals.hasDefaultAdapterProvider(endpoint);
+			adapterOfItsOwn = !ListenerAdapterInternals.hasDefaultAdapterProvider(endpoint);
 			if (!adapterOfItsOwn) {
 				endpoint.setAdapterProvider(this.adapters);
 			}
@@ -105,8 +105,9 @@ final class ContainerCreationInterceptor implements MethodInterceptor {
 	// The application's adapter keeps its own handling; its handler hands it our
 	// decisions first
 	private void decideThrough(MessagingMessageListenerAdapter adapter, AbstractMessageListenerContainer container) {
-		HandlerAdapter handler = SpringAmqpInternals.handlerAdapter(adapter);
-		InvocableHandlerMethod method = (handler != null) ? SpringAmqpInternals.invocableHandlerMethod(handler) : null;
+		HandlerAdapter handler = ListenerAdapterInternals.handlerAdapter(adapter);
+		InvocableHandlerMethod method = (handler != null) ? ListenerAdapterInternals.invocableHandlerMethod(handler)
+				: null;
 		if (handler != null && method != null && !(handler instanceof DecidingHandlerAdapter)) {
 			DecidingHandlerAdapter deciding = new DecidingHandlerAdapter(method, handler, this.failures);
 			deciding.requeueToTail(new TailRequeue(container, this.publishers, this.log));

@@ -180,7 +180,7 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	public static boolean settlesAsyncResults(@Nullable Object listener) {
 		return !(listener instanceof MessagingMessageListenerAdapter adapter) || !adapter.isAsyncReplies()
 				|| listener instanceof AsyncDecidingListenerAdapter
-				|| SpringAmqpInternals.handlerAdapter(adapter) instanceof DecidingHandlerAdapter;
+				|| ListenerAdapterInternals.handlerAdapter(adapter) instanceof DecidingHandlerAdapter;
 	}
 
 	/**

@@ -1,21 +1,10 @@
 package dev.idempotency.kafka;
 
-import java.util.List;
-
-import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.kafka.listener.AcknowledgingConsumerAwareMessageListener;
-import org.springframework.kafka.listener.BatchAcknowledgingConsumerAwareMessageListener;
 import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.MessageListener;
 import org.springframework.kafka.listener.MessageListenerContainer;
-import org.springframework.kafka.listener.adapter.AbstractDelegatingMessageListenerAdapter;
 import org.springframework.kafka.listener.adapter.AsyncRepliesAware;
-import org.springframework.kafka.support.Acknowledgment;
 
 /**
  * Makes a listener container treat a listener whose result the
@@ -48,69 +37,11 @@ final class AwaitedListeners {
 			return;
 		}
 		if (listener instanceof BatchMessageListener<?, ?> batch) {
-			container.setupMessageListener(new Batch<>(batch));
+			container.setupMessageListener(new AwaitedBatchListener<>(batch));
 		}
 		else if (listener instanceof MessageListener<?, ?> record) {
-			container.setupMessageListener(new Record<>(record));
+			container.setupMessageListener(new AwaitedRecordListener<>(record));
 		}
-	}
-
-	/**
-	 * A record listener. The container invokes the innermost listener's variant, which
-	 * for spring-kafka's adapters is this one.
-	 */
-	static final class Record<K, V> extends AbstractDelegatingMessageListenerAdapter<MessageListener<K, V>>
-			implements AcknowledgingConsumerAwareMessageListener<K, V> {
-
-		Record(MessageListener<K, V> delegate) {
-			super(delegate);
-		}
-
-		@Override
-		public boolean isAsyncReplies() {
-			return false;
-		}
-
-		@Override
-		public void onMessage(ConsumerRecord<K, V> data, @Nullable Acknowledgment acknowledgment,
-				@Nullable Consumer<?, ?> consumer) {
-			this.delegate.onMessage(data, new AwaitedAcknowledgment(acknowledgment), consumer);
-		}
-
-	}
-
-	/**
-	 * A batch listener, which may take the whole poll result.
-	 */
-	static final class Batch<K, V> extends AbstractDelegatingMessageListenerAdapter<BatchMessageListener<K, V>>
-			implements BatchAcknowledgingConsumerAwareMessageListener<K, V> {
-
-		Batch(BatchMessageListener<K, V> delegate) {
-			super(delegate);
-		}
-
-		@Override
-		public boolean isAsyncReplies() {
-			return false;
-		}
-
-		@Override
-		public boolean wantsPollResult() {
-			return this.delegate.wantsPollResult();
-		}
-
-		@Override
-		public void onMessage(List<ConsumerRecord<K, V>> data, @Nullable Acknowledgment acknowledgment,
-				@Nullable Consumer<?, ?> consumer) {
-			this.delegate.onMessage(data, new AwaitedAcknowledgment(acknowledgment), consumer);
-		}
-
-		@Override
-		public void onMessage(ConsumerRecords<K, V> records, @Nullable Acknowledgment acknowledgment,
-				Consumer<K, V> consumer) {
-			this.delegate.onMessage(records, new AwaitedAcknowledgment(acknowledgment), consumer);
-		}
-
 	}
 
 }

@@ -1,19 +1,8 @@
 package dev.idempotency.kafka;
 
-import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 
-import org.aopalliance.intercept.MethodInterceptor;
-import org.aopalliance.intercept.MethodInvocation;
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.aop.framework.AbstractAdvisingBeanPostProcessor;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.RootClassFilter;
-import org.springframework.aop.support.StaticMethodMatcherPointcut;
-import org.springframework.kafka.config.KafkaListenerContainerFactory;
-import org.springframework.kafka.config.KafkaListenerEndpoint;
-import org.springframework.kafka.listener.MessageListenerContainer;
 
 /**
  * Makes every listener container factory bean create containers that treat a listener
@@ -45,7 +34,7 @@ public final class KafkaAsyncListenerContainers extends AbstractAdvisingBeanPost
 	 * Create the post-processor.
 	 */
 	public KafkaAsyncListenerContainers() {
-		this.advisor = new DefaultPointcutAdvisor(new CreateListenerContainer(), new SynchronousContainers());
+		this.advisor = new SynchronousContainersAdvisor();
 		setProxyTargetClass(true);
 	}
 
@@ -54,38 +43,6 @@ public final class KafkaAsyncListenerContainers extends AbstractAdvisingBeanPost
 	@Override
 	protected boolean isEligible(Class<?> targetClass) {
 		return !Modifier.isFinal(targetClass.getModifiers()) && super.isEligible(targetClass);
-	}
-
-	/**
-	 * {@link KafkaListenerContainerFactory#createListenerContainer(KafkaListenerEndpoint)}
-	 * of any factory.
-	 */
-	private static final class CreateListenerContainer extends StaticMethodMatcherPointcut {
-
-		CreateListenerContainer() {
-			setClassFilter(new RootClassFilter(KafkaListenerContainerFactory.class));
-		}
-
-		@Override
-		public boolean matches(Method method, Class<?> targetClass) {
-			return method.getName().equals("createListenerContainer") && method.getParameterCount() == 1
-					&& KafkaListenerEndpoint.class.isAssignableFrom(method.getParameterTypes()[0]);
-		}
-
-	}
-
-	private static final class SynchronousContainers implements MethodInterceptor {
-
-		@Override
-		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-			Object container = invocation.proceed();
-			if (container instanceof MessageListenerContainer created
-					&& AwaitedEndpoints.awaited((KafkaListenerEndpoint) invocation.getArguments()[0])) {
-				AwaitedListeners.install(created);
-			}
-			return container;
-		}
-
 	}
 
 }

@@ -61,10 +61,10 @@ final class ClusterPrimaries {
 	 * Return a key under the prefix whose slot a primary serves, for a probe write.
 	 * @param primary the primary
 	 * @return the key, or {@code null} when no key under the prefix lands there
-	 * @see RedisServerCheck#probeKey(String, Primary)
+	 * @see ProbeKeys#on(String, Primary)
 	 */
 	@Nullable String probeKey(Primary primary) {
-		return RedisServerCheck.probeKey(this.keyPrefix, primary);
+		return ProbeKeys.on(this.keyPrefix, primary);
 	}
 
 }

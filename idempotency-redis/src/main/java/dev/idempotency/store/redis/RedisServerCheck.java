@@ -3,15 +3,10 @@ package dev.idempotency.store.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-
-import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyStoreException;
 
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 import org.springframework.util.StreamUtils;
@@ -44,15 +39,9 @@ import org.springframework.util.StreamUtils;
  */
 public final class RedisServerCheck {
 
-	private static final String PROBE_KEY = "health-probe";
-
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static final RedisScript<List<Object>> SCRIPT = (RedisScript) RedisScript.of(load("server-check.lua"),
 			List.class);
-
-	// Enough for any primary of a cluster: 16384 slots, each hit by about one tag in
-	// 16384
-	private static final int MAX_TAGS = 1 << 20;
 
 	private final ScriptRunner runner;
 
@@ -63,7 +52,7 @@ public final class RedisServerCheck {
 	RedisServerCheck(ScriptRunner runner, String keyPrefix) {
 		this.runner = runner;
 		this.primaries = new ClusterPrimaries(runner, keyPrefix);
-		this.probeKey = keyPrefix + PROBE_KEY;
+		this.probeKey = ProbeKeys.of(keyPrefix);
 	}
 
 	/**
@@ -92,37 +81,6 @@ public final class RedisServerCheck {
 		return check(node.commands(), probeKey);
 	}
 
-	/**
-	 * Return a probe key under a prefix whose hash slot a primary serves:
-	 * {@code prefix + "health-probe"} or else {@code prefix + "health-probe{n}"} with the
-	 * smallest {@code n} that lands there. A prefix with a hash tag of its own puts every
-	 * key under it in one slot: a primary that does not serve it holds no records.
-	 * @param keyPrefix the store's key prefix
-	 * @param primary the primary
-	 * @return the key, or {@code null} when no key under the prefix lands there
-	 */
-	static @Nullable String probeKey(String keyPrefix, ScriptRunner.Primary primary) {
-		String plain = keyPrefix + PROBE_KEY;
-		if (primary.servesSlot().test(ClusterSlotHashUtil.calculateSlot(plain))) {
-			return plain;
-		}
-		if (ClusterSlotHashUtil.calculateSlot(tagged(keyPrefix, 0)) == ClusterSlotHashUtil
-			.calculateSlot(tagged(keyPrefix, 1))) {
-			return null;
-		}
-		for (int n = 0; n < MAX_TAGS; n++) {
-			String candidate = tagged(keyPrefix, n);
-			if (primary.servesSlot().test(ClusterSlotHashUtil.calculateSlot(candidate))) {
-				return candidate;
-			}
-		}
-		return null;
-	}
-
-	private static String tagged(String keyPrefix, int n) {
-		return keyPrefix + PROBE_KEY + "{" + n + "}";
-	}
-
 	private static RedisServerStatus check(ScriptCommands commands, String probeKey) {
 		List<Object> reply;
 		try {
@@ -132,44 +90,7 @@ public final class RedisServerCheck {
 			throw new IdempotencyStoreException(
 					"Redis failed to tell whether it accepts writes under key '" + probeKey + "'", ex);
 		}
-		Assert.state(reply != null && reply.size() == 3, () -> "Unexpected reply from Redis to the server check");
-		String refusal = text(reply.get(0));
-		Map<String, String> replication = info(text(reply.get(1)));
-		Map<String, String> memory = info(text(reply.get(2)));
-		return new RedisServerStatus(role(replication.get("role")), refusal.isEmpty() ? null : refusal,
-				memory.get("maxmemory_policy"), number(memory.get("maxmemory")), number(memory.get("used_memory")));
-	}
-
-	private static @Nullable String role(@Nullable String role) {
-		return "slave".equals(role) ? RedisServerStatus.REPLICA : role;
-	}
-
-	// INFO is lines of "field:value" under "# Section" headings.
-	private static Map<String, String> info(String text) {
-		Map<String, String> fields = new HashMap<>();
-		for (String line : text.split("\r?\n")) {
-			int colon = line.indexOf(':');
-			if (colon > 0 && !line.startsWith("#")) {
-				fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
-			}
-		}
-		return fields;
-	}
-
-	private static @Nullable Long number(@Nullable String value) {
-		try {
-			return (value != null) ? Long.valueOf(value) : null;
-		}
-		catch (NumberFormatException ex) {
-			return null;
-		}
-	}
-
-	private static String text(@Nullable Object value) {
-		if (value instanceof byte[] bytes) {
-			return new String(bytes, StandardCharsets.UTF_8);
-		}
-		return (value != null) ? value.toString() : "";
+		return ServerCheckReply.status(reply);
 	}
 
 	private static String load(String name) {

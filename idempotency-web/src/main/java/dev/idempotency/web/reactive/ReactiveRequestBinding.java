@@ -5,14 +5,12 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyKeyException;
-import dev.idempotency.web.IdempotencyProblems;
 import dev.idempotency.aop.RequestBinding;
 import dev.idempotency.web.RequestKeys;
 import dev.idempotency.aop.RequestPayload;
 import dev.idempotency.web.reactive.IdempotencyWebFilter.ResolvedRequest;
 
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.util.Assert;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -68,25 +66,6 @@ public class ReactiveRequestBinding implements RequestBinding {
 	public @Nullable String currentMethod() {
 		ServerWebExchange exchange = ExchangeHolder.get();
 		return (exchange != null) ? exchange.getRequest().getMethod().name() : null;
-	}
-
-	private record ExchangeResponse(ServerHttpResponse response) implements Response {
-
-		@Override
-		public void replayed() {
-			this.response.getHeaders().set(IdempotencyProblems.REPLAYED_HEADER, "true");
-		}
-
-	}
-
-	private record ExchangeBoundRequest(String key, RequestPayload payload,
-			ExchangeResponse response) implements BoundRequest {
-
-		@Override
-		public void replayed() {
-			this.response.replayed();
-		}
-
 	}
 
 }

@@ -7,11 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.IdempotencyKeyException;
-import dev.idempotency.web.IdempotencyProblems;
 import dev.idempotency.web.KeyScope;
 import dev.idempotency.aop.RequestBinding;
 import dev.idempotency.web.RequestKeys;
@@ -67,7 +65,7 @@ public class ServletRequestBinding implements RequestBinding {
 		HttpServletRequest request = servlet.getRequest();
 		String scope = (this.keys.scope() != KeyScope.NONE) ? this.scopes.resolveScope(request) : null;
 		String key = this.keys.key(operation, Collections.list(request.getHeaders(this.keys.header())), scope);
-		return new ServletBoundRequest(key, payload(request), new ServletResponse(servlet.getResponse()));
+		return new ServletBoundRequest(key, payload(request), new ServletBoundResponse(servlet.getResponse()));
 	}
 
 	// The container's parameters: the query string's and the form's, a multipart form's
@@ -81,35 +79,14 @@ public class ServletRequestBinding implements RequestBinding {
 	@Override
 	public @Nullable Response currentResponse() {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-		return (attributes instanceof ServletRequestAttributes servlet) ? new ServletResponse(servlet.getResponse())
-				: null;
+		return (attributes instanceof ServletRequestAttributes servlet)
+				? new ServletBoundResponse(servlet.getResponse()) : null;
 	}
 
 	@Override
 	public @Nullable String currentMethod() {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getRequest().getMethod() : null;
-	}
-
-	private record ServletResponse(@Nullable HttpServletResponse response) implements Response {
-
-		@Override
-		public void replayed() {
-			if (this.response != null) {
-				this.response.setHeader(IdempotencyProblems.REPLAYED_HEADER, "true");
-			}
-		}
-
-	}
-
-	private record ServletBoundRequest(String key, RequestPayload payload,
-			ServletResponse response) implements BoundRequest {
-
-		@Override
-		public void replayed() {
-			this.response.replayed();
-		}
-
 	}
 
 }
