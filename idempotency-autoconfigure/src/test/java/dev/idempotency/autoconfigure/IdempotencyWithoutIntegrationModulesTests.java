@@ -53,7 +53,7 @@ class IdempotencyWithoutIntegrationModulesTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, IdempotencyAutoConfiguration.class))
-		.withUserConfiguration(PaymentsConfiguration.class);
+		.withUserConfiguration(CountingPayments.PaymentsConfiguration.class);
 
 	@Test
 	void runsWithoutTheModulesOfTheTechnologiesItFinds() {
@@ -76,7 +76,7 @@ class IdempotencyWithoutIntegrationModulesTests {
 	void keepsRecordsInMemoryAndSaysWhichModuleKeepsThemInRedis(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("spring.data.redis.host=redis.example").run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(InMemoryIdempotencyStore.class);
-			Payments payments = context.getBean(Payments.class);
+			CountingPayments payments = context.getBean(CountingPayments.class);
 			assertThat(payments.pay("p-1")).isEqualTo(payments.pay("p-1"));
 			assertThat(payments.runs()).isEqualTo(1);
 		});
@@ -122,7 +122,7 @@ class IdempotencyWithoutIntegrationModulesTests {
 					.hasSingleBean(ObservationIdempotencyObserver.class)
 					.hasSingleBean(IdempotencyEndpoint.class)
 					.hasSingleBean(IdempotencyHealthIndicator.class);
-				Payments payments = context.getBean(Payments.class);
+				CountingPayments payments = context.getBean(CountingPayments.class);
 				assertThat(payments.pay("p-1")).isEqualTo(payments.pay("p-1"));
 				assertThat(context.getBean(SimpleMeterRegistry.class).find("idempotency.invocations").meters())
 					.isNotEmpty();
@@ -175,31 +175,6 @@ class IdempotencyWithoutIntegrationModulesTests {
 		@Idempotent
 		public String charge() {
 			return "charged";
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class PaymentsConfiguration {
-
-		@Bean
-		Payments payments() {
-			return new Payments();
-		}
-
-	}
-
-	static class Payments {
-
-		private final AtomicInteger runs = new AtomicInteger();
-
-		@Idempotent(key = "#id")
-		public int pay(String id) {
-			return this.runs.incrementAndGet();
-		}
-
-		public int runs() {
-			return this.runs.get();
 		}
 
 	}

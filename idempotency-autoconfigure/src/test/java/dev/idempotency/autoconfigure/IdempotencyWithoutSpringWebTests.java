@@ -1,15 +1,10 @@
 package dev.idempotency.autoconfigure;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.Idempotent;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportSelector;
@@ -33,11 +28,12 @@ class IdempotencyWithoutSpringWebTests {
 		assertThat(ClassUtils.isPresent("org.springframework.web.bind.annotation.RequestMapping", classLoader))
 			.isFalse();
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
-			.withUserConfiguration(WebAutoConfigurations.class, PaymentsConfiguration.class)
+			.withUserConfiguration(WebAutoConfigurations.class, CountingPayments.PaymentsConfiguration.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				Payments payments = context.getBean(Payments.class);
-				assertThat(payments.pay("p-1")).isEqualTo(payments.pay("p-1")).isEqualTo(new Receipt("p-1", 1));
+				CountingPayments payments = context.getBean(CountingPayments.class);
+				assertThat(payments.pay("p-1")).isEqualTo(payments.pay("p-1"))
+					.isEqualTo(new CountingPayments.Receipt("p-1", 1));
 				assertThat(payments.runs()).isEqualTo(1);
 			});
 	}
@@ -59,34 +55,6 @@ class IdempotencyWithoutSpringWebTests {
 
 		}
 
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class PaymentsConfiguration {
-
-		@Bean
-		Payments payments() {
-			return new Payments();
-		}
-
-	}
-
-	static class Payments {
-
-		private final AtomicInteger runs = new AtomicInteger();
-
-		@Idempotent(key = "#id")
-		public Receipt pay(String id) {
-			return new Receipt(id, this.runs.incrementAndGet());
-		}
-
-		public int runs() {
-			return this.runs.get();
-		}
-
-	}
-
-	record Receipt(String id, int run) {
 	}
 
 }
