@@ -21,9 +21,7 @@ local rec = decode(KEYS[1])
 if rec == false then
 	return corrupt()
 end
-local t = now()
 local lease, retention, fp = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local fence, takeover = 1, 0
 if rec then
 	-- A failed attempt left no effect behind, so any payload may run in its place.
 	if rec.state ~= FAILED and fp ~= '' and rec.fp ~= '' and fp ~= rec.fp then
@@ -44,6 +42,12 @@ if rec then
 		end
 		return { 3, rec.fence, rec.body, rec.reason }
 	end
+end
+-- The clock is read only past the replay: TIME costs a replay a tenth of its script time,
+-- and a completed record has no lease to judge.
+local t = now()
+local fence, takeover = 1, 0
+if rec then
 	if rec.state == IN_PROGRESS then
 		if rec.owner == ARGV[1] then
 			-- A re-sent acquire: the attempt is this caller's own, so it keeps its fence and
