@@ -41,37 +41,40 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 		return new RedisIdempotencyStore(TestRedis.get().connectionFactory(), PREFIX);
 	}
 
+	// A batch on one server goes in one script call per 256 items (BatchCalls.MAX_ITEMS):
+	// 600 items in three
 	@Test
-	void hundredItemsAreAcquiredAndCompletedWithEveryScriptSentBeforeAnyReply() throws Exception {
+	void batchIsAcquiredAndCompletedWithEveryScriptCallSentBeforeAnyReply() throws Exception {
 		TestRedis redis = TestRedis.get();
 		try (ReplyHoldingProxy proxy = new ReplyHoldingProxy(redis.host(), redis.port())) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory("127.0.0.1", proxy.port());
 			try (IdempotencyEngine engine = new IdempotencyEngine(new RedisIdempotencyStore(factory, PREFIX),
 					IdempotencyDefaults.STANDARD, List.of())) {
 				IdempotentExecutor executor = executor(engine);
-				// Connects, and has Redis cache both scripts
-				executor.execute(name(), "warm-up", String.class, () -> "r");
+				// Connects, and has Redis cache the batch scripts
+				executor.executeAll(name(), List.of(new Item("warm-up-1"), new Item("warm-up-2")), Item::id,
+						String.class, this::effect);
 				List<Item> items = new ArrayList<>();
-				for (int i = 0; i < 100; i++) {
+				for (int i = 0; i < 600; i++) {
 					items.add(new Item("item-" + i));
 				}
 				int[] sentBeforeAcquireReplies = new int[1];
-				proxy.holdRepliesUntil(100);
+				proxy.holdRepliesUntil(3);
 				List<BatchOutcome<Item, String>> outcomes = executor.executeAll(name(), items, Item::id, String.class,
 						(item) -> {
-							if (item.id().equals("item-99")) {
+							if (item.id().equals("item-599")) {
 								sentBeforeAcquireReplies[0] = proxy.scriptsSentWhileHeld();
-								proxy.holdRepliesUntil(100);
+								proxy.holdRepliesUntil(3);
 							}
 							return effect(item);
 						});
-				assertThat(sentBeforeAcquireReplies[0]).isEqualTo(100);
-				assertThat(proxy.scriptsSentWhileHeld()).isEqualTo(100);
-				assertThat(outcomes).hasSize(100).allMatch(Executed.class::isInstance);
-				proxy.holdRepliesUntil(100);
-				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect)).hasSize(100)
+				assertThat(sentBeforeAcquireReplies[0]).isEqualTo(3);
+				assertThat(proxy.scriptsSentWhileHeld()).isEqualTo(3);
+				assertThat(outcomes).hasSize(600).allMatch(Executed.class::isInstance);
+				proxy.holdRepliesUntil(3);
+				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect)).hasSize(600)
 					.allMatch(Replayed.class::isInstance);
-				assertThat(proxy.scriptsSentWhileHeld()).isEqualTo(100);
+				assertThat(proxy.scriptsSentWhileHeld()).isEqualTo(3);
 			}
 			finally {
 				factory.destroy();
@@ -110,7 +113,7 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 					IdempotencyDefaults.STANDARD, List.of())) {
 				IdempotentExecutor executor = executor(engine);
 				List<Item> items = new ArrayList<>();
-				for (int i = 0; i < 100; i++) {
+				for (int i = 0; i < 600; i++) {
 					items.add(new Item("item-" + i));
 				}
 				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect))
@@ -119,9 +122,10 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 					connection.scriptingCommands().scriptFlush();
 				}
 				proxy.takeEvals();
-				// After a restart or a failover, every item gets NOSCRIPT: sending each
-				// script in full, one round trip after the other, would cost a batch of
-				// 10,000 items seconds
+				// After a restart or a failover, every script call gets NOSCRIPT (three
+				// here, of 256 items at most): sending each script in full, one round
+				// trip
+				// after the other, would cost a batch of 100,000 items seconds
 				assertThat(executor.executeAll(name(), items, Item::id, String.class, this::effect))
 					.allMatch(Replayed.class::isInstance);
 				assertThat(proxy.takeEvals()).isZero();
@@ -194,22 +198,25 @@ class RedisBatchExecutionTests extends BatchExecutionTests {
 		try (ReplyHoldingProxy proxy = new ReplyHoldingProxy(redis.host(), redis.port())) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory("127.0.0.1", proxy.port());
 			try (IdempotencyEngine engine = new IdempotencyEngine(
-					new RedisIdempotencyStore(factory, PREFIX, Duration.ofMillis(300)), IdempotencyDefaults.STANDARD,
+					new RedisIdempotencyStore(factory, PREFIX, Duration.ofSeconds(1)), IdempotencyDefaults.STANDARD,
 					List.of())) {
 				IdempotentExecutor executor = executor(engine);
-				// Connects, and has Redis cache both scripts
-				executor.execute(name(), "warm-up", String.class, () -> "r");
+				// Connects, and has Redis cache the batch scripts
+				executor.executeAll(name(), List.of(new Item("warm-up-1"), new Item("warm-up-2")), Item::id,
+						String.class, this::effect);
 				List<Item> items = new ArrayList<>();
-				for (int i = 0; i < 100; i++) {
+				for (int i = 0; i < 1200; i++) {
 					items.add(new Item("item-" + i));
 				}
-				// The replies to 100 acquires (about 1,600 bytes) take about a second to
-				// come, each within 40ms of the one before: the command timeout bounds
-				// the wait for each reply, not for the whole batch
-				proxy.trickleReplies(100, Duration.ofMillis(40));
+				// 1,200 acquires go in five script calls of at most 256 items: the
+				// replies
+				// (about 4,100 bytes each, 19,200 in all) take about two seconds to come,
+				// each within about half a second of the one before: the command timeout
+				// bounds the wait for each reply, not for the whole batch
+				proxy.trickleReplies(1000, Duration.ofMillis(100));
 				List<BatchOutcome<Item, String>> outcomes = executor.executeAll(name(), items, Item::id, String.class,
 						this::effect);
-				assertThat(outcomes).hasSize(100).allMatch(Executed.class::isInstance);
+				assertThat(outcomes).hasSize(1200).allMatch(Executed.class::isInstance);
 				assertThat(items).allMatch((item) -> effects(item.id()) == 1);
 			}
 			finally {

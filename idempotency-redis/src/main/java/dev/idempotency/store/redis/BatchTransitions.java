@@ -1,10 +1,10 @@
 package dev.idempotency.store.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,12 +18,18 @@ import dev.idempotency.store.RecordKey;
 import org.springframework.util.Assert;
 
 /**
- * Acquires and completes batches of records on Redis: pipelined in one round trip where
- * the runner pipelines and no replica acknowledgements are asked for, else acquired one
- * item after the other. Every item's answer that Redis gave is kept, even when another
- * item failed.
+ * Acquires and completes batches of records on Redis: in one round trip where the runner
+ * pipelines and no replica acknowledgements are asked for, the items whose keys share a
+ * hash slot in one script call ({@link BatchCalls}), else acquired one item after the
+ * other. Every item's answer that Redis gave is kept, even when another item failed.
  */
 final class BatchTransitions {
+
+	// What acquire-all.lua and complete-all.lua answer for an item whose value is not a
+	// record
+	private static final Long CORRUPT_ACQUIRE = 0L;
+
+	private static final Long CORRUPT_COMPLETE = -1L;
 
 	private final RecordCommands commands;
 
@@ -54,13 +60,15 @@ final class BatchTransitions {
 	}
 
 	/**
-	 * Acquire a batch in one round trip: every script is written before any reply is
-	 * awaited, and a script that Redis does not have cached is sent again in full for its
-	 * item alone. With replica acknowledgements, items are acquired one after the other,
-	 * each followed by its {@code WAIT} as {@link AcquireTransition#acquire} does:
-	 * {@code WAIT} counts only the writes of the connection it is sent on, and a batch
-	 * spread over a cluster's primaries would need one per node, so the batch keeps the
-	 * single path's guarantee at its cost.
+	 * Acquire a batch in one round trip: the items whose keys share a hash slot (all of
+	 * them, on one server) in one script call per {@link BatchCalls#MAX_ITEMS} items, the
+	 * others each in a call of its own, every call written before any reply is awaited; a
+	 * script that Redis does not have cached is loaded and its calls sent again. With
+	 * replica acknowledgements, items are acquired one after the other, each followed by
+	 * its {@code WAIT} as {@link AcquireTransition#acquire} does: {@code WAIT} counts
+	 * only the writes of the connection it is sent on, and a batch spread over a
+	 * cluster's primaries would need one per node, so the batch keeps the single path's
+	 * guarantee at its cost.
 	 */
 	List<AcquireResult> acquirePipelined(List<BatchAcquire> batch) {
 		List<byte[][]> args = new ArrayList<>(batch.size());
@@ -68,23 +76,25 @@ final class BatchTransitions {
 			args.add(AcquireTransition.args(item.request()));
 		}
 		List<RecordKey> keys = batch.stream().map(BatchAcquire::key).toList();
-		List<CompletableFuture<@Nullable List<Object>>> replies = this.runner.runAll(this.scripts.acquire(),
-				this.commands.redisKeys(keys), args);
-		List<@Nullable List<Object>> received = new ArrayList<>(batch.size());
-		IdempotencyStoreException failure = awaitAll("acquire", keys, replies, received);
-		List<@Nullable AcquireResult> results = new ArrayList<>(batch.size());
-		for (int i = 0; i < batch.size(); i++) {
-			List<Object> reply = received.get(i);
-			AcquireResult result = null;
+		List<byte[]> redisKeys = this.commands.redisKeys(keys);
+		BatchCalls calls = BatchCalls.plan(redisKeys, this.runner::slot);
+		List<CompletableFuture<@Nullable Object>> replies = this.runner
+			.runAll(calls.calls(redisKeys, args, this.scripts.acquire(), this.scripts.acquireAll()));
+		AcquireResult[] results = new AcquireResult[batch.size()];
+		IdempotencyStoreException[] failures = new IdempotencyStoreException[batch.size()];
+		calls.await(replies, BatchTransitions::corruptAcquire, (i, reply, failure) -> {
 			try {
-				result = (reply != null) ? this.acquire.result(batch.get(i).key(), reply) : null;
+				if (failure != null) {
+					throw this.commands.failure("acquire", keys.get(i), failure);
+				}
+				Assert.state(reply instanceof List<?>, "No reply from Redis to acquire");
+				results[i] = this.acquire.result(keys.get(i), list(reply));
 			}
 			catch (IdempotencyStoreException ex) {
-				failure = firstOf(failure, ex);
+				failures[i] = ex;
 			}
-			results.add(result);
-		}
-		return answers(results, failure);
+		});
+		return answers(Arrays.asList(results), firstOf(failures));
 	}
 
 	// One item after the other: a value that is not a record fails its own item, and the
@@ -122,41 +132,50 @@ final class BatchTransitions {
 			args.add(FinishTransitions.completeArgs(item.owner(), item.fence(), item.result(), item.retention()));
 		}
 		List<RecordKey> keys = batch.stream().map(BatchComplete::key).toList();
-		List<@Nullable Long> received = new ArrayList<>(batch.size());
-		IdempotencyStoreException failure = awaitAll("complete", keys,
-				this.runner.runAll(this.scripts.complete(), this.commands.redisKeys(keys), args), received);
+		List<byte[]> redisKeys = this.commands.redisKeys(keys);
+		BatchCalls calls = BatchCalls.plan(redisKeys, this.runner::slot);
+		List<CompletableFuture<@Nullable Object>> replies = this.runner
+			.runAll(calls.calls(redisKeys, args, this.scripts.complete(), this.scripts.completeAll()));
+		Boolean[] completed = new Boolean[batch.size()];
+		IdempotencyStoreException[] failures = new IdempotencyStoreException[batch.size()];
+		calls.await(replies, CORRUPT_COMPLETE::equals, (i, reply, failure) -> {
+			if (failure != null) {
+				failures[i] = this.commands.failure("complete", keys.get(i), failure);
+			}
+			else if (reply == null) {
+				failures[i] = this.commands.failure("complete", keys.get(i),
+						new IllegalStateException("No reply from Redis to complete"));
+			}
+			else {
+				completed[i] = RecordCommands.TRUE == (Long) reply;
+			}
+		});
+		IdempotencyStoreException failure = firstOf(failures);
 		if (failure != null) {
 			throw failure;
 		}
-		return received.stream().map((reply) -> reply != null && RecordCommands.TRUE == reply).toList();
+		return List.of(completed);
 	}
 
-	// Every reply is awaited, even after a failure, so that no script of the batch is
-	// still in flight when the call fails; each reply is added to received, null for an
-	// item that failed, and the first failure is returned, the others suppressed in it.
-	private <T> @Nullable IdempotencyStoreException awaitAll(String operation, List<RecordKey> keys,
-			List<CompletableFuture<@Nullable T>> replies, List<@Nullable T> received) {
-		IdempotencyStoreException failure = null;
-		for (int i = 0; i < replies.size(); i++) {
-			try {
-				T reply = replies.get(i).join();
-				Assert.state(reply != null, () -> "No reply from Redis to " + operation);
-				received.add(reply);
-			}
-			catch (CompletionException ex) {
-				received.add(null);
-				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-				IdempotencyStoreException itemFailure = this.commands.failure(operation, keys.get(i),
-						(cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause));
-				if (failure == null) {
-					failure = itemFailure;
-				}
-				else {
-					failure.addSuppressed(itemFailure);
-				}
+	// acquire-all.lua's reply for an item whose value is not a record
+	private static boolean corruptAcquire(Object reply) {
+		return reply instanceof List<?> list && !list.isEmpty() && CORRUPT_ACQUIRE.equals(list.get(0));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Object> list(Object reply) {
+		return (List<Object>) reply;
+	}
+
+	// The first failure in the order of the batch, the others suppressed in it
+	private static @Nullable IdempotencyStoreException firstOf(@Nullable IdempotencyStoreException[] failures) {
+		IdempotencyStoreException first = null;
+		for (IdempotencyStoreException failure : failures) {
+			if (failure != null) {
+				first = firstOf(first, failure);
 			}
 		}
-		return failure;
+		return first;
 	}
 
 	private static IdempotencyStoreException firstOf(@Nullable IdempotencyStoreException first,

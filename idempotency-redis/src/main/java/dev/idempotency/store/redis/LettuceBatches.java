@@ -1,7 +1,9 @@
 package dev.idempotency.store.redis;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -23,19 +25,21 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.store.redis.ScriptRunner.ScriptCall;
+
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Runs a script once per key on one native Lettuce connection, writing every command in
- * one go ({@link StatefulConnection#dispatch(java.util.Collection)}: one write and one
- * flush, where sending them one by one flushes each) before awaiting any reply, then
- * awaiting the replies in order, each within one command timeout of the reply before it
- * (rather than scheduling a timeout per command): a batch fails for a timeout only when
- * Redis stops answering for a whole command timeout, however long it takes to run. On
- * Redis Cluster, Lettuce routes each command to the connection of its key's primary, so
- * the batch becomes one pipeline per primary, all in flight together. A script that Redis
- * does not have cached is loaded once and the items that missed it sent again together;
- * if it is missing still, each is sent in full on its own.
+ * Runs many scripts on one native Lettuce connection, writing every command in one go
+ * ({@link StatefulConnection#dispatch(java.util.Collection)}: one write and one flush,
+ * where sending them one by one flushes each) before awaiting any reply, then awaiting
+ * the replies in order, each within one command timeout of the reply before it (rather
+ * than scheduling a timeout per command): a batch fails for a timeout only when Redis
+ * stops answering for a whole command timeout, however long it takes to run. On Redis
+ * Cluster, Lettuce routes each command to the connection of its keys' primary (they share
+ * a slot), so the batch becomes one pipeline per primary, all in flight together. A
+ * script that Redis does not have cached is loaded once and the calls that missed it sent
+ * again together; if it is missing still, each is sent in full on its own.
  */
 final class LettuceBatches {
 
@@ -81,15 +85,12 @@ final class LettuceBatches {
 	}
 
 	/**
-	 * Run a script once per key.
-	 * @param <T> the reply type
-	 * @param script the script
-	 * @param keys the only key of each run
-	 * @param args the arguments of each run
-	 * @return the reply or failure of each run, every one complete
+	 * Run many scripts.
+	 * @param calls the scripts, each with its keys and arguments
+	 * @return the reply or failure of each call, every one complete
 	 */
-	<T> List<CompletableFuture<@Nullable T>> run(RedisScript<T> script, List<byte[]> keys, List<byte[][]> args) {
-		List<CompletableFuture<@Nullable T>> replies = run(script, keys, args, true);
+	List<CompletableFuture<@Nullable Object>> run(List<ScriptCall> calls) {
+		List<CompletableFuture<@Nullable Object>> replies = run(calls, true);
 		List<Integer> missing = new ArrayList<>();
 		for (int i = 0; i < replies.size(); i++) {
 			if (replies.get(i).handle((reply, ex) -> ex != null && RedisErrors.isNoScript(ex)).join()) {
@@ -99,42 +100,45 @@ final class LettuceBatches {
 		if (missing.isEmpty()) {
 			return replies;
 		}
-		// Redis lost its scripts (a restart, a failover, SCRIPT FLUSH): every item of the
-		// batch got NOSCRIPT. The script is loaded once and the items sent again in one
+		// Redis lost its scripts (a restart, a failover, SCRIPT FLUSH): every call of the
+		// batch got NOSCRIPT. Each script is loaded once and the calls sent again in one
 		// pipeline, rather than each in full, one round trip after the other.
-		try {
-			LettuceEval.await(this.commands.scriptLoad(script.getScriptAsString()), this.timeoutNanos);
+		Map<String, RedisScript<?>> scripts = new LinkedHashMap<>();
+		missing.forEach((i) -> scripts.putIfAbsent(calls.get(i).script().getSha1(), calls.get(i).script()));
+		for (RedisScript<?> script : scripts.values()) {
+			try {
+				LettuceEval.await(this.commands.scriptLoad(script.getScriptAsString()), this.timeoutNanos);
+			}
+			catch (RuntimeException ex) {
+				// Each call of it is then sent in full on its own
+			}
 		}
-		catch (RuntimeException ex) {
-			// Each item is then sent in full on its own
-		}
-		List<CompletableFuture<@Nullable T>> again = run(script, missing.stream().map(keys::get).toList(),
-				missing.stream().map(args::get).toList(), false);
-		List<CompletableFuture<@Nullable T>> all = new ArrayList<>(replies);
+		List<CompletableFuture<@Nullable Object>> again = run(missing.stream().map(calls::get).toList(), false);
+		List<CompletableFuture<@Nullable Object>> all = new ArrayList<>(replies);
 		for (int i = 0; i < missing.size(); i++) {
 			all.set(missing.get(i), again.get(i));
 		}
 		return all;
 	}
 
-	// With reload, a script missing from Redis fails its item with NOSCRIPT, for the
-	// batch to load it once; without, the item is sent again in full
-	private <T> List<CompletableFuture<@Nullable T>> run(RedisScript<T> script, List<byte[]> keys, List<byte[][]> args,
-			boolean reload) {
-		List<AsyncCommand<byte[], byte[], T>> sent = new ArrayList<>(keys.size());
-		for (int i = 0; i < keys.size(); i++) {
-			CommandArgs<byte[], byte[]> commandArgs = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script.getSha1())
-				.add(1)
-				.addKey(keys.get(i))
-				.addValues(args.get(i));
-			sent.add(new AsyncCommand<>(new Command<>(CommandType.EVALSHA, output(script), commandArgs)));
+	// With reload, a script missing from Redis fails its call with NOSCRIPT, for the
+	// batch to load it once; without, the call is sent again in full
+	private List<CompletableFuture<@Nullable Object>> run(List<ScriptCall> calls, boolean reload) {
+		List<AsyncCommand<byte[], byte[], Object>> sent = new ArrayList<>(calls.size());
+		for (ScriptCall call : calls) {
+			CommandArgs<byte[], byte[]> commandArgs = new CommandArgs<>(ByteArrayCodec.INSTANCE)
+				.add(call.script().getSha1())
+				.add(call.keys().length)
+				.addKeys(call.keys())
+				.addValues(call.args());
+			sent.add(new AsyncCommand<>(new Command<>(CommandType.EVALSHA, output(call.script()), commandArgs)));
 		}
 		this.connection.dispatch(sent);
 		long deadline = System.nanoTime() + this.timeoutNanos;
-		List<CompletableFuture<@Nullable T>> replies = new ArrayList<>(keys.size());
+		List<CompletableFuture<@Nullable Object>> replies = new ArrayList<>(calls.size());
 		for (int i = 0; i < sent.size(); i++) {
-			AsyncCommand<byte[], byte[], T> command = sent.get(i);
-			replies.add(settle(command, script, keys.get(i), args.get(i), deadline, reload));
+			AsyncCommand<byte[], byte[], Object> command = sent.get(i);
+			replies.add(settle(command, calls.get(i), deadline, reload));
 			if (!command.isCancelled()) {
 				// Redis answered (or the connection failed it): the next reply is waited
 				// for one more command timeout, so that a batch that takes Redis longer
@@ -146,8 +150,8 @@ final class LettuceBatches {
 		return replies;
 	}
 
-	private <T> CompletableFuture<@Nullable T> settle(AsyncCommand<byte[], byte[], T> command, RedisScript<T> script,
-			byte[] key, byte[][] args, long deadline, boolean reload) {
+	private CompletableFuture<@Nullable Object> settle(AsyncCommand<byte[], byte[], Object> command, ScriptCall call,
+			long deadline, boolean reload) {
 		try {
 			try {
 				return CompletableFuture.completedFuture(LettuceFutures.awaitOrCancel(command,
@@ -160,10 +164,10 @@ final class LettuceBatches {
 				if (reload) {
 					return CompletableFuture.failedFuture(ex);
 				}
-				byte[][] keys = { key };
-				return CompletableFuture.completedFuture(LettuceEval.await(
-						this.commands.<T>eval(script.getScriptAsString(), LettuceEval.outputType(script), keys, args),
-						this.timeoutNanos));
+				RedisScript<?> script = call.script();
+				return CompletableFuture
+					.completedFuture(LettuceEval.await(this.commands.<Object>eval(script.getScriptAsString(),
+							LettuceEval.outputType(script), call.keys(), call.args()), this.timeoutNanos));
 			}
 		}
 		catch (RuntimeException ex) {
@@ -176,11 +180,13 @@ final class LettuceBatches {
 
 	// What Lettuce's own evalsha decodes the transitions' two reply types with
 	@SuppressWarnings("unchecked")
-	private static <T> CommandOutput<byte[], byte[], T> output(RedisScript<T> script) {
+	private static CommandOutput<byte[], byte[], Object> output(RedisScript<?> script) {
 		if (LettuceEval.outputType(script) == ScriptOutputType.INTEGER) {
-			return (CommandOutput<byte[], byte[], T>) new IntegerOutput<>(ByteArrayCodec.INSTANCE);
+			return (CommandOutput<byte[], byte[], Object>) (CommandOutput<byte[], byte[], ?>) new IntegerOutput<>(
+					ByteArrayCodec.INSTANCE);
 		}
-		return (CommandOutput<byte[], byte[], T>) new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
+		return (CommandOutput<byte[], byte[], Object>) (CommandOutput<byte[], byte[], ?>) new NestedMultiOutput<>(
+				ByteArrayCodec.INSTANCE);
 	}
 
 }

@@ -16,6 +16,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
@@ -146,6 +147,10 @@ final class LettuceScriptRunner implements ScriptRunner {
 	 */
 	@Override
 	public <T> CompletableFuture<@Nullable T> runAsync(RedisScript<T> script, byte[] key, byte[]... args) {
+		return send(script, new byte[][] { key }, args);
+	}
+
+	private <T> CompletableFuture<@Nullable T> send(RedisScript<T> script, byte[][] keys, byte[][] args) {
 		RedisClusterAsyncCommands<byte[], byte[]> commands;
 		try {
 			commands = this.connection.commands();
@@ -154,7 +159,6 @@ final class LettuceScriptRunner implements ScriptRunner {
 			return CompletableFuture.failedFuture(ex);
 		}
 		ScriptOutputType type = LettuceEval.outputType(script);
-		byte[][] keys = { key };
 		CompletableFuture<@Nullable T> reply = commands.<T>evalsha(script.getSha1(), type, keys, args)
 			.toCompletableFuture()
 			.exceptionallyCompose((ex) -> {
@@ -178,23 +182,33 @@ final class LettuceScriptRunner implements ScriptRunner {
 	/**
 	 * Write every script to the connection in one go and await the replies together
 	 * ({@link LettuceBatches}); with a connection whose commands cannot be dispatched
-	 * together, send each with {@link #runAsync}.
+	 * together, send each as {@link #runAsync} does.
 	 */
 	@Override
-	public <T> List<CompletableFuture<@Nullable T>> runAll(RedisScript<T> script, List<byte[]> keys,
-			List<byte[][]> args) {
+	public List<CompletableFuture<@Nullable Object>> runAll(List<ScriptCall> calls) {
 		RedisClusterAsyncCommands<byte[], byte[]> commands;
 		try {
 			commands = this.connection.commands();
 		}
 		catch (RuntimeException ex) {
-			return keys.stream().map((key) -> CompletableFuture.<@Nullable T>failedFuture(ex)).toList();
+			return calls.stream().map((call) -> CompletableFuture.<@Nullable Object>failedFuture(ex)).toList();
 		}
 		LettuceBatches batches = LettuceBatches.of(commands, this.timeoutNanos, this.connection::reset);
 		if (batches == null) {
-			return ScriptRunner.super.runAll(script, keys, args);
+			return calls.stream()
+				.map((call) -> send(call.script(), call.keys(), call.args())
+					.<@Nullable Object>thenApply((reply) -> reply))
+				.toList();
 		}
-		return batches.run(script, keys, args);
+		return batches.run(calls);
+	}
+
+	/**
+	 * Return the slot of a key on Redis Cluster, as Lettuce routes it; 0 elsewhere.
+	 */
+	@Override
+	public int slot(byte[] key) {
+		return this.connectionFactory.isClusterAware() ? SlotHash.getSlot(key) : 0;
 	}
 
 	@Override

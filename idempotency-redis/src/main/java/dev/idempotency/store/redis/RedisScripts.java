@@ -20,13 +20,20 @@ import org.springframework.util.StreamUtils;
  * is computed once and the steady state is one {@code EVALSHA}: a script built per call
  * would hash the text every time, and a resource-backed one checks the file on every
  * call. Every script is the shared {@code record.lua} (the record format) followed by the
- * transition's own file.
+ * transition's own file. The transitions that batches run too, acquire and complete, are
+ * each a function in their file ({@code acquire.lua}, {@code complete.lua}), written
+ * once; a short file after it runs the function on one key ({@code acquire-one.lua}) or
+ * on each key of a batch, in one script call ({@code acquire-all.lua}).
  */
 final class RedisScripts {
 
 	private final RedisScript<List<Object>> acquire;
 
+	private final RedisScript<List<Object>> acquireAll;
+
 	private final RedisScript<Long> complete;
+
+	private final RedisScript<List<Object>> completeAll;
 
 	private final RedisScript<Long> release;
 
@@ -35,11 +42,15 @@ final class RedisScripts {
 	private final RedisScript<List<Object>> read;
 
 	private RedisScripts(String record) {
-		this.acquire = listScript(record, "acquire.lua");
-		this.complete = RedisScript.of(record + load("complete.lua"), Long.class);
+		String acquire = record + load("acquire.lua");
+		String complete = record + load("complete.lua");
+		this.acquire = listScript(acquire + load("acquire-one.lua"));
+		this.acquireAll = listScript(acquire + load("acquire-all.lua"));
+		this.complete = RedisScript.of(complete + load("complete-one.lua"), Long.class);
+		this.completeAll = listScript(complete + load("complete-all.lua"));
 		this.release = RedisScript.of(record + load("release.lua"), Long.class);
 		this.renew = RedisScript.of(record + load("renew.lua"), Long.class);
-		this.read = listScript(record, "read.lua");
+		this.read = listScript(record + load("read.lua"));
 	}
 
 	static RedisScripts load() {
@@ -50,8 +61,26 @@ final class RedisScripts {
 		return this.acquire;
 	}
 
+	/**
+	 * Return the script that acquires every item of a batch whose keys share a hash slot,
+	 * in one call.
+	 * @return the script
+	 */
+	RedisScript<List<Object>> acquireAll() {
+		return this.acquireAll;
+	}
+
 	RedisScript<Long> complete() {
 		return this.complete;
+	}
+
+	/**
+	 * Return the script that completes every item of a batch whose keys share a hash
+	 * slot, in one call.
+	 * @return the script
+	 */
+	RedisScript<List<Object>> completeAll() {
+		return this.completeAll;
 	}
 
 	RedisScript<Long> release() {
@@ -67,7 +96,9 @@ final class RedisScripts {
 	}
 
 	/**
-	 * Return every script by the name of its transition, in a stable order.
+	 * Return every script by the name of its transition, in a stable order: the scripts
+	 * of single calls, which every application runs, so that the health of one that never
+	 * sends a batch does not report the batch scripts missing.
 	 * @return the scripts
 	 */
 	Map<String, RedisScript<?>> byTransition() {
@@ -108,10 +139,10 @@ final class RedisScripts {
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static RedisScript<List<Object>> listScript(String record, String name) {
+	private static RedisScript<List<Object>> listScript(String script) {
 		// The result type selects a multi-bulk reply; List.class cannot carry its element
 		// type.
-		return (RedisScript) RedisScript.of(record + load(name), List.class);
+		return (RedisScript) RedisScript.of(script, List.class);
 	}
 
 	private static String load(String name) {

@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -41,21 +42,31 @@ interface ScriptRunner extends ScriptCommands {
 	}
 
 	/**
-	 * Run a script once per key, where the client allows sending every one before any
-	 * reply is awaited; this default sends each with {@link #runAsync}.
-	 * @param <T> the reply type
-	 * @param script the script
-	 * @param keys the only key of each run
-	 * @param args the arguments of each run, in the order of the keys
-	 * @return the reply or the client's failure of each run, in the order of the keys
+	 * Run many scripts, where the client allows sending every one before any reply is
+	 * awaited; this default sends each with {@link #runAsync}, and so takes calls on one
+	 * key only (a runner that does not {@link #pipelines() pipeline} is never given a
+	 * batch script).
+	 * @param calls the scripts, each with its keys and arguments
+	 * @return the reply or the client's failure of each call, in the order of the calls
 	 */
-	default <T> List<CompletableFuture<@Nullable T>> runAll(RedisScript<T> script, List<byte[]> keys,
-			List<byte[][]> args) {
-		List<CompletableFuture<@Nullable T>> replies = new ArrayList<>(keys.size());
-		for (int i = 0; i < keys.size(); i++) {
-			replies.add(runAsync(script, keys.get(i), args.get(i)));
+	default List<CompletableFuture<@Nullable Object>> runAll(List<ScriptCall> calls) {
+		List<CompletableFuture<@Nullable Object>> replies = new ArrayList<>(calls.size());
+		for (ScriptCall call : calls) {
+			Assert.isTrue(call.keys().length == 1, "A runner that does not pipeline runs scripts on one key");
+			replies.add(runAsync(call.script(), call.keys()[0], call.args()).thenApply((reply) -> reply));
 		}
 		return replies;
+	}
+
+	/**
+	 * Return the hash slot in which the server keeps a key: on Redis Cluster, the slot
+	 * its hash tag or whole key hashes to, where the client tells; otherwise 0, since one
+	 * server holds every key, so that a script may take any keys together.
+	 * @param key the key
+	 * @return its slot
+	 */
+	default int slot(byte[] key) {
+		return 0;
 	}
 
 	/**
@@ -127,6 +138,17 @@ interface ScriptRunner extends ScriptCommands {
 	 * @param servesSlot whether it serves a hash slot
 	 */
 	record Primary(String address, ScriptCommands commands, IntPredicate servesSlot) {
+
+	}
+
+	/**
+	 * One script call of {@link #runAll}.
+	 *
+	 * @param script the script
+	 * @param keys its keys, in one hash slot
+	 * @param args its arguments
+	 */
+	record ScriptCall(RedisScript<?> script, byte[][] keys, byte[][] args) {
 
 	}
 

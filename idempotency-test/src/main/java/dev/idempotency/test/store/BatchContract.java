@@ -1,6 +1,7 @@
 package dev.idempotency.test.store;
 
 import java.util.List;
+import java.util.UUID;
 
 import dev.idempotency.store.AcquireResult;
 import dev.idempotency.store.AcquireResult.Acquired;
@@ -53,6 +54,42 @@ interface BatchContract extends StoreContract {
 		assertThat(results.get(4)).isEqualTo(new Acquired(2, false));
 		assertThat(store().acquire(fresh, request("f"))).isInstanceOf(InProgress.class);
 		assertThat(store().acquire(failed, request("f"))).isInstanceOf(InProgress.class);
+	}
+
+	// On Redis Cluster, keys with one hash tag share a slot, and a batch of them runs in
+	// one script call: each item still gets its own answer
+	@Test
+	default void acquireAllAndCompleteAllOfKeysSharingAHashTagAnswerEveryItemAsAlone() {
+		String tag = "{" + UUID.randomUUID() + "}";
+		RecordKey fresh = new RecordKey("contract", tag + "fresh");
+		RecordKey completed = new RecordKey("contract", tag + "completed");
+		RecordKey inProgress = new RecordKey("contract", tag + "in-progress");
+		RecordKey reused = new RecordKey("contract", tag + "reused");
+		RecordKey mine = new RecordKey("contract", tag + "mine");
+		store().acquire(completed, request("earlier"));
+		store().complete(completed, "earlier", 1, StoredResult.of(bytes("stored")), RETENTION);
+		store().acquire(inProgress, request("other"));
+		store().acquire(reused, withFingerprint("other", FINGERPRINT_A));
+		store().acquire(mine, request("a"));
+		List<AcquireResult> results = store().acquireAll(List.of(new BatchAcquire(fresh, request("a")),
+				new BatchAcquire(completed, request("a")), new BatchAcquire(inProgress, request("a")),
+				new BatchAcquire(reused, withFingerprint("a", FINGERPRINT_B)), new BatchAcquire(mine, request("a")),
+				new BatchAcquire(fresh, request("b"))));
+		assertThat(results.get(0)).isEqualTo(new Acquired(1, false));
+		assertThat(((Completed) results.get(1)).result().body()).isEqualTo(bytes("stored"));
+		assertThat(results.get(2)).isInstanceOf(InProgress.class);
+		assertThat(results.get(3)).isEqualTo(new KeyReused());
+		assertThat(results.get(4)).isEqualTo(new Acquired(1, false));
+		assertThat(results.get(5)).isInstanceOf(InProgress.class);
+		List<Boolean> done = store()
+			.completeAll(List.of(new BatchComplete(fresh, "a", 1, StoredResult.of(bytes("one")), RETENTION),
+					new BatchComplete(inProgress, "a", 1, StoredResult.of(bytes("lost")), RETENTION),
+					new BatchComplete(mine, "a", 1, StoredResult.unreplayable("too large"), RETENTION)));
+		assertThat(done).containsExactly(true, false, true);
+		assertThat(((Completed) store().acquire(fresh, request("c"))).result().body()).isEqualTo(bytes("one"));
+		assertThat(((Completed) store().acquire(mine, request("c"))).result().unreplayableReason())
+			.isEqualTo("too large");
+		assertThat(store().read(inProgress).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
 	}
 
 	@Test

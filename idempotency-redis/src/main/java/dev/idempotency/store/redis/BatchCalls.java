@@ -1,0 +1,154 @@
+package dev.idempotency.store.redis;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.store.redis.ScriptRunner.ScriptCall;
+
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The script calls that send a batch: the items whose keys share a hash slot (every key,
+ * on one server) go in calls of the batch script, at most {@link #MAX_ITEMS} each, so
+ * that one script never holds Redis for long; an item alone in its slot goes in a call of
+ * the single-key script. Redis then runs one script per call rather than one per item,
+ * each item's transition in the order of the batch.
+ */
+final class BatchCalls {
+
+	/**
+	 * Items of one call of a batch script: about three milliseconds of Redis's time for
+	 * acquires of new keys, during which it serves nobody else.
+	 */
+	static final int MAX_ITEMS = 256;
+
+	// The error the single-key scripts answer for a value that is not a record, as the
+	// batch scripts report it for one item: a code, never an error inside an array
+	private static final String CORRUPT = RedisErrors.CORRUPT + " value is not an idempotency record";
+
+	// The items of each call, by their index in the batch, in the batch's order
+	private final List<int[]> items;
+
+	private BatchCalls(List<int[]> items) {
+		this.items = items;
+	}
+
+	/**
+	 * Group the items of a batch by the hash slot of their keys, in calls of at most
+	 * {@link #MAX_ITEMS} items.
+	 * @param keys the Redis key of each item
+	 * @param slot the hash slot of a key
+	 * @return the calls
+	 */
+	static BatchCalls plan(List<byte[]> keys, ToIntFunction<byte[]> slot) {
+		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+		for (int i = 0; i < keys.size(); i++) {
+			bySlot.computeIfAbsent(slot.applyAsInt(keys.get(i)), (s) -> new ArrayList<>()).add(i);
+		}
+		List<int[]> items = new ArrayList<>();
+		for (List<Integer> group : bySlot.values()) {
+			for (int from = 0; from < group.size(); from += MAX_ITEMS) {
+				items.add(group.subList(from, Math.min(group.size(), from + MAX_ITEMS))
+					.stream()
+					.mapToInt(Integer::intValue)
+					.toArray());
+			}
+		}
+		return new BatchCalls(items);
+	}
+
+	/**
+	 * Return the script calls: the single-key script for a call of one item, else the
+	 * batch script with the items' keys and their arguments one item after the other.
+	 * @param keys the Redis key of each item
+	 * @param args the arguments of each item for the single-key script
+	 * @param one the single-key script
+	 * @param all the batch script
+	 * @return the calls, in the order of {@link #await}
+	 */
+	List<ScriptCall> calls(List<byte[]> keys, List<byte[][]> args, RedisScript<?> one, RedisScript<?> all) {
+		List<ScriptCall> calls = new ArrayList<>(this.items.size());
+		for (int[] call : this.items) {
+			if (call.length == 1) {
+				calls.add(new ScriptCall(one, new byte[][] { keys.get(call[0]) }, args.get(call[0])));
+				continue;
+			}
+			byte[][] callKeys = new byte[call.length][];
+			List<byte[]> callArgs = new ArrayList<>();
+			for (int i = 0; i < call.length; i++) {
+				callKeys[i] = keys.get(call[i]);
+				callArgs.addAll(List.of(args.get(call[i])));
+			}
+			calls.add(new ScriptCall(all, callKeys, callArgs.toArray(new byte[0][])));
+		}
+		return calls;
+	}
+
+	/**
+	 * Hand each item its own reply or failure: a call that failed fails each of its
+	 * items; an item of a batch script whose reply says its value is not a record fails
+	 * alone, as the single-key script would have, and the other items keep their replies.
+	 * @param replies the reply of each call, every one complete
+	 * @param corrupt whether an item's reply from a batch script says its value is not a
+	 * record
+	 * @param item receives each item's reply or failure
+	 */
+	void await(List<CompletableFuture<@Nullable Object>> replies, Predicate<Object> corrupt, ItemReply item) {
+		for (int c = 0; c < this.items.size(); c++) {
+			int[] call = this.items.get(c);
+			Object reply;
+			try {
+				reply = replies.get(c).join();
+			}
+			catch (CompletionException ex) {
+				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+				RuntimeException failure = (cause instanceof RuntimeException runtime) ? runtime
+						: new IllegalStateException(cause);
+				for (int index : call) {
+					item.accept(index, null, failure);
+				}
+				continue;
+			}
+			if (call.length == 1) {
+				item.accept(call[0], reply, null);
+				continue;
+			}
+			List<?> perItem = (reply instanceof List<?> list) ? list : List.of();
+			for (int i = 0; i < call.length; i++) {
+				Object itemReply = (i < perItem.size()) ? perItem.get(i) : null;
+				if (itemReply != null && corrupt.test(itemReply)) {
+					item.accept(call[i], null, new RedisSystemException(CORRUPT, null));
+				}
+				else {
+					item.accept(call[i], itemReply, null);
+				}
+			}
+		}
+	}
+
+	/**
+	 * What an item of a batch got from Redis.
+	 */
+	@FunctionalInterface
+	interface ItemReply {
+
+		/**
+		 * Receive an item's reply or failure.
+		 * @param index the item's index in the batch
+		 * @param reply its reply, {@code null} when it failed or none came
+		 * @param failure why it failed, {@code null} when it did not
+		 */
+		void accept(int index, @Nullable Object reply, @Nullable RuntimeException failure);
+
+	}
+
+}
