@@ -1,11 +1,16 @@
 package dev.idempotency.benchmarks;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import com.sun.management.OperatingSystemMXBean;
 
 import dev.idempotency.BatchOutcome;
 import dev.idempotency.IdempotentExecutor;
@@ -15,8 +20,8 @@ import dev.idempotency.benchmarks.LoadRun.Sample;
 /**
  * Measures {@link IdempotentExecutor#executeAll} with batches of {@value #BATCH} new keys
  * against the per-call floor on raw Lettuce ({@link LettuceFloor}, two round trips per
- * record), in records per second, at 1 and 8 caller threads, the two sides taking turns
- * slice by slice as in the rest of the harness.
+ * record), in records per second and CPU per record, at 1, 8 and 32 caller threads, the
+ * two sides taking turns slice by slice as in the rest of the harness.
  */
 final class BatchComparison {
 
@@ -30,7 +35,7 @@ final class BatchComparison {
 	 */
 	static final double TARGET_RATIO = 5;
 
-	static final List<Integer> THREADS = List.of(1, 8);
+	static final List<Integer> THREADS = List.of(1, 8, 32);
 
 	/**
 	 * Name of the batch operation, part of its Redis keys.
@@ -39,16 +44,22 @@ final class BatchComparison {
 
 	private static final int SLICES = 6;
 
+	private static final OperatingSystemMXBean PROCESS = (OperatingSystemMXBean) ManagementFactory
+		.getOperatingSystemMXBean();
+
 	private final IdempotentExecutor executor;
 
 	private final Contender floor;
 
 	private final IntSupplier runs;
 
-	BatchComparison(IdempotentExecutor executor, Contender floor, IntSupplier runs) {
+	private final LongSupplier redisCpuNanos;
+
+	BatchComparison(IdempotentExecutor executor, Contender floor, IntSupplier runs, LongSupplier redisCpuNanos) {
 		this.executor = executor;
 		this.floor = floor;
 		this.runs = runs;
+		this.redisCpuNanos = redisCpuNanos;
 	}
 
 	List<Row> measure(HarnessOptions options, Runnable beforeRepetition) {
@@ -61,6 +72,8 @@ final class BatchComparison {
 			int repetitions = options.repetitions();
 			double[] batches = new double[repetitions];
 			double[] floors = new double[repetitions];
+			Sample batchSum = null;
+			Sample floorSum = null;
 			for (int repetition = 0; repetition < repetitions; repetition++) {
 				beforeRepetition.run();
 				Sample batch = null;
@@ -77,10 +90,17 @@ final class BatchComparison {
 				}
 				batches[repetition] = batch.throughput() * BATCH;
 				floors[repetition] = perCall.throughput();
-				log("%2d threads, rep %d/%d, executeAll of %d %,10.0f records/s, lettuce per call %,9.0f records/s",
-						threads, repetition + 1, repetitions, BATCH, batches[repetition], floors[repetition]);
+				batchSum = plus(batchSum, batch);
+				floorSum = plus(floorSum, perCall);
+				log("%2d threads, rep %d/%d, executeAll of %d %,10.0f records/s (CPU/record JVM %.1f µs, Redis %.1f), "
+						+ "lettuce per call %,9.0f records/s (JVM %.1f, Redis %.1f)", threads, repetition + 1,
+						repetitions, BATCH, batches[repetition], batch.jvmCpuMicrosPerCall() / BATCH,
+						batch.redisCpuMicrosPerCall() / BATCH, floors[repetition], perCall.jvmCpuMicrosPerCall(),
+						perCall.redisCpuMicrosPerCall());
 			}
-			rows.add(new Row(threads, batches, floors));
+			rows.add(new Row(threads, batches, floors,
+					new double[] { batchSum.jvmCpuMicrosPerCall() / BATCH, batchSum.redisCpuMicrosPerCall() / BATCH,
+							floorSum.jvmCpuMicrosPerCall(), floorSum.redisCpuMicrosPerCall() }));
 		}
 		return rows;
 	}
@@ -89,13 +109,21 @@ final class BatchComparison {
 		int run = this.runs.getAsInt();
 		// The last two hex digits of each id number the records of its batch
 		IdSource ids = (thread, sequence) -> Ids.unique(run, thread, sequence << 8);
-		return LoadRun.run(this::batch, ids, threads, duration);
+		return withCpu(() -> LoadRun.run(this::batch, ids, threads, duration));
 	}
 
 	private Sample measureFloor(int threads, Duration duration) {
 		int run = this.runs.getAsInt();
-		return LoadRun.run(this.floor::call, (thread, sequence) -> Ids.unique(run, thread, sequence), threads,
-				duration);
+		return withCpu(() -> LoadRun.run(this.floor::call, (thread, sequence) -> Ids.unique(run, thread, sequence),
+				threads, duration));
+	}
+
+	// The CPU the JVM and the Redis server spent while the sample ran
+	private Sample withCpu(Supplier<Sample> run) {
+		long jvmCpu = PROCESS.getProcessCpuTime();
+		long redisCpu = this.redisCpuNanos.getAsLong();
+		Sample sample = run.get();
+		return sample.withCpu(PROCESS.getProcessCpuTime() - jvmCpu, this.redisCpuNanos.getAsLong() - redisCpu);
 	}
 
 	private void batch(String id) {
@@ -148,8 +176,10 @@ final class BatchComparison {
 	 * @param threads the caller threads
 	 * @param batches records per second through {@code executeAll}
 	 * @param floors records per second of the per-call floor
+	 * @param cpu CPU per record over every repetition, µs: executeAll's JVM and Redis,
+	 * then the floor's JVM and Redis
 	 */
-	record Row(int threads, double[] batches, double[] floors) {
+	record Row(int threads, double[] batches, double[] floors, double[] cpu) {
 
 		double batchRate() {
 			return median(this.batches);
@@ -201,14 +231,19 @@ final class BatchComparison {
 					+ "the two take turns slice by slice. Ratio: the median of the repetitions' ratios, their range "
 					+ "in brackets. Target: ≥ ")
 			.append(String.format(Locale.ROOT, "%.0f", TARGET_RATIO))
-			.append("× the floor.\n\n");
-		md.append("| threads | executeAll records/s | lettuce per call records/s | executeAll/lettuce | target |\n");
-		md.append("|---:|---:|---:|---:|---|\n");
+			.append("× the floor. CPU per record, in µs over every repetition, of the whole JVM and of the Redis "
+					+ "server, executeAll / the floor: on two CPUs, what the two sum to bounds the records per "
+					+ "second once the callers no longer wait.\n\n");
+		md.append("| threads | executeAll records/s | lettuce per call records/s | executeAll/lettuce | target "
+				+ "| CPU/record JVM | CPU/record Redis |\n");
+		md.append("|---:|---:|---:|---:|---|---:|---:|\n");
 		for (Row row : rows) {
 			double[] ratios = row.ratios();
-			md.append(String.format(Locale.ROOT, "| %d | %,.0f | %,.0f | %.2f (%.2f–%.2f) | %s |%n", row.threads(),
+			double[] cpu = row.cpu();
+			md.append(String.format(Locale.ROOT,
+					"| %d | %,.0f | %,.0f | %.2f (%.2f–%.2f) | %s | %.1f / %.1f | " + "%.1f / %.1f |%n", row.threads(),
 					row.batchRate(), row.floorRate(), row.ratio(), ratios[0], ratios[ratios.length - 1],
-					row.meetsTarget() ? "met" : "**missed**"));
+					row.meetsTarget() ? "met" : "**missed**", cpu[0], cpu[2], cpu[1], cpu[3]));
 		}
 		md.append('\n');
 		return md.toString();

@@ -15,9 +15,9 @@ import org.springframework.util.StreamUtils;
 
 /**
  * What the floors share: the starter's own Lua scripts, loaded as its Redis store loads
- * them ({@code record.lua} in front of each transition), and the keys and arguments the
- * starter sends with them, so that a floor differs from the starter only in what runs
- * around the same commands.
+ * them ({@code record.lua} in front of each transition, its single-key call after it),
+ * and the keys and arguments the starter sends with them, so that a floor differs from
+ * the starter only in what runs around the same commands.
  */
 final class FloorProtocol {
 
@@ -67,11 +67,11 @@ final class FloorProtocol {
 	}
 
 	static String acquireScript() {
-		return load("record.lua") + load("acquire.lua");
+		return load("record.lua") + load("acquire.lua") + load("acquire-one.lua");
 	}
 
 	static String completeScript() {
-		return load("record.lua") + load("complete.lua");
+		return load("record.lua") + load("complete.lua") + load("complete-one.lua");
 	}
 
 	private byte[] key(String id) {

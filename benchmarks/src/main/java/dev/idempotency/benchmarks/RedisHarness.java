@@ -180,8 +180,8 @@ public final class RedisHarness {
 				|| !this.options.sides().contains(Side.STARTER)) {
 			return List.of();
 		}
-		return new BatchComparison(this.executor, floor, this.runs::getAndIncrement).measure(this.options,
-				this::populate);
+		return new BatchComparison(this.executor, floor, this.runs::getAndIncrement, this.admin::cpuNanos)
+			.measure(this.options, this::populate);
 	}
 
 	// Who goes first rotates by one every turn, so that no side always follows another;
