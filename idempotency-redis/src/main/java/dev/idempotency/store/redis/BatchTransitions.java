@@ -15,8 +15,6 @@ import dev.idempotency.store.BatchAcquireException;
 import dev.idempotency.store.BatchComplete;
 import dev.idempotency.store.RecordKey;
 
-import org.springframework.util.Assert;
-
 /**
  * Acquires and completes batches of records on Redis: in one round trip where the runner
  * pipelines and no replica acknowledgements are asked for, the items whose keys share a
@@ -84,10 +82,10 @@ final class BatchTransitions {
 		IdempotencyStoreException[] failures = new IdempotencyStoreException[batch.size()];
 		calls.await(replies, BatchTransitions::corruptAcquire, (i, reply, failure) -> {
 			try {
-				if (failure != null) {
-					throw this.commands.failure("acquire", keys.get(i), failure);
+				if (failure != null || !(reply instanceof List<?>)) {
+					throw this.commands.failure("acquire", keys.get(i),
+							(failure != null) ? failure : new IllegalStateException("No reply from Redis to acquire"));
 				}
-				Assert.state(reply instanceof List<?>, "No reply from Redis to acquire");
 				results[i] = this.acquire.result(keys.get(i), list(reply));
 			}
 			catch (IdempotencyStoreException ex) {
@@ -142,7 +140,7 @@ final class BatchTransitions {
 			if (failure != null) {
 				failures[i] = this.commands.failure("complete", keys.get(i), failure);
 			}
-			else if (reply == null) {
+			else if (!(reply instanceof Long)) {
 				failures[i] = this.commands.failure("complete", keys.get(i),
 						new IllegalStateException("No reply from Redis to complete"));
 			}
