@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 import org.jspecify.annotations.Nullable;
@@ -30,10 +30,6 @@ final class BatchCalls {
 	 * acquires of new keys, during which it serves nobody else.
 	 */
 	static final int MAX_ITEMS = 256;
-
-	// The error the single-key scripts answer for a value that is not a record, as the
-	// batch scripts report it for one item: a code, never an error inside an array
-	private static final String CORRUPT = RedisErrors.CORRUPT + " value is not an idempotency record";
 
 	// The items of each call, by their index in the batch, in the batch's order
 	private final List<int[]> items;
@@ -95,14 +91,16 @@ final class BatchCalls {
 
 	/**
 	 * Hand each item its own reply or failure: a call that failed fails each of its
-	 * items; an item of a batch script whose reply says its value is not a record fails
-	 * alone, as the single-key script would have, and the other items keep their replies.
+	 * items; an item of a batch script whose reply is an error (its value is not a
+	 * record, Redis refused its write) fails alone with that error, as the single-key
+	 * script would have, and the other items keep their replies.
 	 * @param replies the reply of each call, every one complete
-	 * @param corrupt whether an item's reply from a batch script says its value is not a
-	 * record
+	 * @param error the error an item's reply from a batch script stands for, or
+	 * {@code null} when it is no error
 	 * @param item receives each item's reply or failure
 	 */
-	void await(List<CompletableFuture<@Nullable Object>> replies, Predicate<Object> corrupt, ItemReply item) {
+	void await(List<CompletableFuture<@Nullable Object>> replies, Function<Object, @Nullable String> error,
+			ItemReply item) {
 		for (int c = 0; c < this.items.size(); c++) {
 			int[] call = this.items.get(c);
 			Object reply;
@@ -125,8 +123,9 @@ final class BatchCalls {
 			List<?> perItem = (reply instanceof List<?> list) ? list : List.of();
 			for (int i = 0; i < call.length; i++) {
 				Object itemReply = (i < perItem.size()) ? perItem.get(i) : null;
-				if (itemReply != null && corrupt.test(itemReply)) {
-					item.accept(call[i], null, new RedisSystemException(CORRUPT, null));
+				String itemError = (itemReply != null) ? error.apply(itemReply) : null;
+				if (itemError != null) {
+					item.accept(call[i], null, new RedisSystemException(itemError, null));
 				}
 				else {
 					item.accept(call[i], itemReply, null);

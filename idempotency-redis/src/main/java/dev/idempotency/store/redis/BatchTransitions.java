@@ -1,5 +1,6 @@
 package dev.idempotency.store.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,11 +24,14 @@ import dev.idempotency.store.RecordKey;
  */
 final class BatchTransitions {
 
-	// What acquire-all.lua and complete-all.lua answer for an item whose value is not a
-	// record
-	private static final Long CORRUPT_ACQUIRE = 0L;
+	// acquire-all.lua's code of an item's error, before the error's text
+	private static final Long ACQUIRE_ERROR = 0L;
 
+	// What complete-all.lua answers for an item whose value is not a record
 	private static final Long CORRUPT_COMPLETE = -1L;
+
+	// The error the single-key scripts answer for a value that is not a record
+	private static final String CORRUPT = RedisErrors.CORRUPT + " value is not an idempotency record";
 
 	private final RecordCommands commands;
 
@@ -80,7 +84,7 @@ final class BatchTransitions {
 			.runAll(calls.calls(redisKeys, args, this.scripts.acquire(), this.scripts.acquireAll()));
 		AcquireResult[] results = new AcquireResult[batch.size()];
 		IdempotencyStoreException[] failures = new IdempotencyStoreException[batch.size()];
-		calls.await(replies, BatchTransitions::corruptAcquire, (i, reply, failure) -> {
+		calls.await(replies, BatchTransitions::acquireError, (i, reply, failure) -> {
 			try {
 				if (failure != null || !(reply instanceof List<?>)) {
 					throw this.commands.failure("acquire", keys.get(i),
@@ -136,7 +140,7 @@ final class BatchTransitions {
 			.runAll(calls.calls(redisKeys, args, this.scripts.complete(), this.scripts.completeAll()));
 		Boolean[] completed = new Boolean[batch.size()];
 		IdempotencyStoreException[] failures = new IdempotencyStoreException[batch.size()];
-		calls.await(replies, CORRUPT_COMPLETE::equals, (i, reply, failure) -> {
+		calls.await(replies, (reply) -> CORRUPT_COMPLETE.equals(reply) ? CORRUPT : null, (i, reply, failure) -> {
 			if (failure != null) {
 				failures[i] = this.commands.failure("complete", keys.get(i), failure);
 			}
@@ -155,9 +159,13 @@ final class BatchTransitions {
 		return List.of(completed);
 	}
 
-	// acquire-all.lua's reply for an item whose value is not a record
-	private static boolean corruptAcquire(Object reply) {
-		return reply instanceof List<?> list && !list.isEmpty() && CORRUPT_ACQUIRE.equals(list.get(0));
+	// The error of acquire-all.lua's reply for an item that failed: {0, error}
+	private static @Nullable String acquireError(Object reply) {
+		if (!(reply instanceof List<?> list) || list.isEmpty() || !ACQUIRE_ERROR.equals(list.get(0))) {
+			return null;
+		}
+		return (list.size() > 1 && list.get(1) instanceof byte[] error) ? new String(error, StandardCharsets.UTF_8)
+				: CORRUPT;
 	}
 
 	@SuppressWarnings("unchecked")

@@ -10,9 +10,11 @@
 --
 -- Reply: one reply per item, in the order of the keys, each what acquire returns (see
 -- acquire.lua), except
---   {0}          the value under the item's key is not a record: acquire-one.lua's
---                IDEMPOTENCY_CORRUPT error, as a code, since clients read errors inside an
---                array poorly; the other items keep their own replies
+--   {0, error}   the error acquire-one.lua would answer for the item alone, as a code and
+--                the error's text, since clients read errors inside an array poorly:
+--                IDEMPOTENCY_CORRUPT when the value under its key is not a record, or what
+--                Redis refused its write with (OOM under noeviction, READONLY); the other
+--                items keep their own replies
 
 local time
 local function clock()
@@ -25,9 +27,15 @@ end
 local replies = {}
 for i = 1, #KEYS do
 	local a = 4 * i - 4
-	local reply = acquire(KEYS[i], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], nil, clock)
-	if reply.err then
-		reply = { 0 }
+	-- A command Redis refuses raises an error that would end the script and lose the replies
+	-- of every item, a replay of a completed record among them, which a full Redis still
+	-- answers alone. Caught per item, it fails that item only: an item writes once, last,
+	-- so one that fails wrote nothing.
+	local ok, reply = pcall(acquire, KEYS[i], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], nil, clock)
+	if not ok then
+		reply = { 0, type(reply) == 'table' and reply.err or tostring(reply) }
+	elseif reply.err then
+		reply = { 0, reply.err }
 	end
 	replies[i] = reply
 end

@@ -147,6 +147,40 @@ class RedisBatchScriptTests {
 		assertThat(this.store.evict(corrupt)).isTrue();
 	}
 
+	// A full Redis under noeviction refuses new records and keeps replaying completed
+	// ones
+	// (docs/stores.md): the refused write of one item of a script call must not take the
+	// replies of the others with it, or a completed key would run again unprotected
+	@Test
+	void writeRedisRefusesFailsItsOwnItemOnlyAndTheOthersInTheCallAreStillReplayed() {
+		RecordKey completed = newKey();
+		RecordKey fresh = newKey();
+		RecordKey alsoCompleted = newKey();
+		for (RecordKey key : List.of(completed, alsoCompleted)) {
+			this.store.acquire(key, request("earlier"));
+			this.store.complete(key, "earlier", 1, StoredResult.of(bytes("stored")), RETENTION);
+		}
+		configSet("maxmemory", "1");
+		BatchAcquireException failure;
+		try {
+			long calls = evalshaCalls();
+			failure = catchBatchFailure(() -> this.store.acquireAll(List.of(new BatchAcquire(completed, request("a")),
+					new BatchAcquire(fresh, request("a")), new BatchAcquire(alsoCompleted, request("a")))));
+			assertThat(evalshaCalls() - calls).isOne();
+		}
+		finally {
+			configSet("maxmemory", "0");
+		}
+		assertThat(failure).hasMessage("Redis failed to acquire the idempotency record under key '" + PREFIX
+				+ fresh.name() + ":" + fresh.key() + "'");
+		assertThat(failure.getCause()).hasMessageStartingWith("OOM ");
+		assertThat(failure.results()).hasSize(3);
+		assertThat(((Completed) failure.results().get(0)).result().body()).isEqualTo(bytes("stored"));
+		assertThat(failure.results().get(1)).isNull();
+		assertThat(((Completed) failure.results().get(2)).result().body()).isEqualTo(bytes("stored"));
+		assertThat(this.store.read(fresh)).isEmpty();
+	}
+
 	@Test
 	void batchLargerThanOneScriptCallTakesIsSplit() {
 		List<RecordKey> keys = newKeys(2 * BatchCalls.MAX_ITEMS + 1);
@@ -241,6 +275,13 @@ class RedisBatchScriptTests {
 		try (RedisConnection connection = connections.getConnection()) {
 			return action.apply(connection);
 		}
+	}
+
+	private static void configSet(String parameter, String value) {
+		withConnection(factory, (connection) -> {
+			connection.serverCommands().setConfig(parameter, value);
+			return null;
+		});
 	}
 
 	private void set(RecordKey key, byte[] value) {
