@@ -1,6 +1,7 @@
 package dev.idempotency.store.redis;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,9 @@ final class BatchCalls {
 	// The items of each call, by their index in the batch, in the batch's order
 	private final List<int[]> items;
 
+	// The reply of each item of a call sent again item by item, by the call's index
+	private final Map<Integer, List<CompletableFuture<@Nullable Object>>> itemByItem = new HashMap<>();
+
 	private BatchCalls(List<int[]> items) {
 		this.items = items;
 	}
@@ -63,6 +67,44 @@ final class BatchCalls {
 	}
 
 	/**
+	 * Send the script calls ({@link #calls}) in one go, then send again item by item, one
+	 * after the other, the items of a call of the batch script that Redis Cluster refused
+	 * with {@code TRYAGAIN}: while a slot moves between primaries, Redis runs a script on
+	 * many of its keys only where it holds them all (a batch of new keys, asked on the
+	 * new primary, is refused for as long as the move lasts), but a single-key script
+	 * follows {@code ASK} to wherever its key is. Redis refuses before the script runs,
+	 * so nothing of the call was done.
+	 * @param runner the runner
+	 * @param keys the Redis key of each item
+	 * @param args the arguments of each item for the single-key script
+	 * @param one the single-key script
+	 * @param all the batch script
+	 * @return the reply of each call, every one complete, for {@link #await}
+	 */
+	List<CompletableFuture<@Nullable Object>> run(ScriptRunner runner, List<byte[]> keys, List<byte[][]> args,
+			RedisScript<?> one, RedisScript<?> all) {
+		List<CompletableFuture<@Nullable Object>> replies = runner.runAll(calls(keys, args, one, all));
+		for (int c = 0; c < this.items.size(); c++) {
+			int[] call = this.items.get(c);
+			if (call.length > 1
+					&& replies.get(c).handle((reply, ex) -> ex != null && RedisErrors.isTryAgain(ex)).join()) {
+				List<CompletableFuture<@Nullable Object>> each = new ArrayList<>(call.length);
+				for (int index : call) {
+					CompletableFuture<@Nullable Object> reply = runner
+						.runAll(List.of(new ScriptCall(one, new byte[][] { keys.get(index) }, args.get(index))))
+						.get(0);
+					// In the order of the batch: an item finds what the items before it
+					// wrote
+					reply.handle((r, ex) -> null).join();
+					each.add(reply);
+				}
+				this.itemByItem.put(c, each);
+			}
+		}
+		return replies;
+	}
+
+	/**
 	 * Return the script calls: the single-key script for a call of one item, else the
 	 * batch script with the items' keys and their arguments one item after the other.
 	 * @param keys the Redis key of each item
@@ -71,7 +113,7 @@ final class BatchCalls {
 	 * @param all the batch script
 	 * @return the calls, in the order of {@link #await}
 	 */
-	List<ScriptCall> calls(List<byte[]> keys, List<byte[][]> args, RedisScript<?> one, RedisScript<?> all) {
+	private List<ScriptCall> calls(List<byte[]> keys, List<byte[][]> args, RedisScript<?> one, RedisScript<?> all) {
 		List<ScriptCall> calls = new ArrayList<>(this.items.size());
 		for (int[] call : this.items) {
 			if (call.length == 1) {
@@ -103,21 +145,26 @@ final class BatchCalls {
 			ItemReply item) {
 		for (int c = 0; c < this.items.size(); c++) {
 			int[] call = this.items.get(c);
+			List<CompletableFuture<@Nullable Object>> each = this.itemByItem.get(c);
+			if (each != null) {
+				for (int i = 0; i < call.length; i++) {
+					single(call[i], each.get(i), item);
+				}
+				continue;
+			}
+			if (call.length == 1) {
+				single(call[0], replies.get(c), item);
+				continue;
+			}
 			Object reply;
 			try {
 				reply = replies.get(c).join();
 			}
 			catch (CompletionException ex) {
-				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-				RuntimeException failure = (cause instanceof RuntimeException runtime) ? runtime
-						: new IllegalStateException(cause);
+				RuntimeException failure = failure(ex);
 				for (int index : call) {
 					item.accept(index, null, failure);
 				}
-				continue;
-			}
-			if (call.length == 1) {
-				item.accept(call[0], reply, null);
 				continue;
 			}
 			List<?> perItem = (reply instanceof List<?> list) ? list : List.of();
@@ -132,6 +179,21 @@ final class BatchCalls {
 				}
 			}
 		}
+	}
+
+	// The reply of a single-key script, or its failure
+	private static void single(int index, CompletableFuture<@Nullable Object> reply, ItemReply item) {
+		try {
+			item.accept(index, reply.join(), null);
+		}
+		catch (CompletionException ex) {
+			item.accept(index, null, failure(ex));
+		}
+	}
+
+	private static RuntimeException failure(CompletionException ex) {
+		Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+		return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
 	}
 
 	/**

@@ -80,8 +80,8 @@ final class BatchTransitions {
 		List<RecordKey> keys = batch.stream().map(BatchAcquire::key).toList();
 		List<byte[]> redisKeys = this.commands.redisKeys(keys);
 		BatchCalls calls = BatchCalls.plan(redisKeys, this.runner::slot);
-		List<CompletableFuture<@Nullable Object>> replies = this.runner
-			.runAll(calls.calls(redisKeys, args, this.scripts.acquire(), this.scripts.acquireAll()));
+		List<CompletableFuture<@Nullable Object>> replies = calls.run(this.runner, redisKeys, args,
+				this.scripts.acquire(), this.scripts.acquireAll());
 		AcquireResult[] results = new AcquireResult[batch.size()];
 		IdempotencyStoreException[] failures = new IdempotencyStoreException[batch.size()];
 		calls.await(replies, BatchTransitions::acquireError, (i, reply, failure) -> {
@@ -136,8 +136,8 @@ final class BatchTransitions {
 		List<RecordKey> keys = batch.stream().map(BatchComplete::key).toList();
 		List<byte[]> redisKeys = this.commands.redisKeys(keys);
 		BatchCalls calls = BatchCalls.plan(redisKeys, this.runner::slot);
-		List<CompletableFuture<@Nullable Object>> replies = this.runner
-			.runAll(calls.calls(redisKeys, args, this.scripts.complete(), this.scripts.completeAll()));
+		List<CompletableFuture<@Nullable Object>> replies = calls.run(this.runner, redisKeys, args,
+				this.scripts.complete(), this.scripts.completeAll());
 		Boolean[] completed = new Boolean[batch.size()];
 		IdempotencyStoreException[] failures = new IdempotencyStoreException[batch.size()];
 		calls.await(replies, (reply) -> CORRUPT_COMPLETE.equals(reply) ? CORRUPT : null, (i, reply, failure) -> {

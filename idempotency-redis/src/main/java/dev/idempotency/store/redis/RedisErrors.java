@@ -16,11 +16,21 @@ final class RedisErrors {
 	 */
 	static final String CORRUPT = "IDEMPOTENCY_CORRUPT";
 
+	/**
+	 * Error code of Redis Cluster for a command on many keys of a slot that is moving,
+	 * whose keys are not all on the node asked.
+	 */
+	static final String TRY_AGAIN = "TRYAGAIN";
+
 	private RedisErrors() {
 	}
 
 	static boolean isNoScript(Throwable ex) {
 		return causedBy(ex, NO_SCRIPT);
+	}
+
+	static boolean isTryAgain(Throwable ex) {
+		return causedBy(ex, TRY_AGAIN);
 	}
 
 	static boolean isCorrupt(Throwable ex) {
