@@ -19,10 +19,11 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * The script calls that send a batch: the items whose keys share a hash slot (every key,
- * on one server) go in calls of the batch script, at most {@link #MAX_ITEMS} each, so
- * that one script never holds Redis for long; an item alone in its slot goes in a call of
- * the single-key script. Redis then runs one script per call rather than one per item,
- * each item's transition in the order of the batch.
+ * on one server) go in calls of the batch script, at most {@link #MAX_ITEMS} items and
+ * {@link #MAX_BYTES} of arguments each, so that one script never holds Redis for long; an
+ * item alone in its slot goes in a call of the single-key script. Redis then runs one
+ * script per call rather than one per item, each item's transition in the order of the
+ * batch.
  */
 final class BatchCalls {
 
@@ -31,6 +32,14 @@ final class BatchCalls {
 	 * acquires of new keys, during which it serves nobody else.
 	 */
 	static final int MAX_ITEMS = 256;
+
+	/**
+	 * Bytes of keys and arguments of one call of a batch script: Redis copies each result
+	 * into the record it writes (about 7 ms for a result of 1 MB, the default
+	 * {@code max-result-size}), so a call of large results holds it for as long as the
+	 * same items sent one by one would each, not 256 times that.
+	 */
+	static final int MAX_BYTES = 1024 * 1024;
 
 	// The items of each call, by their index in the batch, in the batch's order
 	private final List<int[]> items;
@@ -44,26 +53,43 @@ final class BatchCalls {
 
 	/**
 	 * Group the items of a batch by the hash slot of their keys, in calls of at most
-	 * {@link #MAX_ITEMS} items.
+	 * {@link #MAX_ITEMS} items and {@link #MAX_BYTES} of arguments (an item larger than
+	 * that goes alone).
 	 * @param keys the Redis key of each item
+	 * @param args the arguments of each item
 	 * @param slot the hash slot of a key
 	 * @return the calls
 	 */
-	static BatchCalls plan(List<byte[]> keys, ToIntFunction<byte[]> slot) {
+	static BatchCalls plan(List<byte[]> keys, List<byte[][]> args, ToIntFunction<byte[]> slot) {
 		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
 		for (int i = 0; i < keys.size(); i++) {
 			bySlot.computeIfAbsent(slot.applyAsInt(keys.get(i)), (s) -> new ArrayList<>()).add(i);
 		}
 		List<int[]> items = new ArrayList<>();
 		for (List<Integer> group : bySlot.values()) {
-			for (int from = 0; from < group.size(); from += MAX_ITEMS) {
-				items.add(group.subList(from, Math.min(group.size(), from + MAX_ITEMS))
-					.stream()
-					.mapToInt(Integer::intValue)
-					.toArray());
+			List<Integer> call = new ArrayList<>();
+			long bytes = 0;
+			for (int index : group) {
+				long size = keys.get(index).length + size(args.get(index));
+				if (!call.isEmpty() && (call.size() == MAX_ITEMS || bytes + size > MAX_BYTES)) {
+					items.add(call.stream().mapToInt(Integer::intValue).toArray());
+					call = new ArrayList<>();
+					bytes = 0;
+				}
+				call.add(index);
+				bytes += size;
 			}
+			items.add(call.stream().mapToInt(Integer::intValue).toArray());
 		}
 		return new BatchCalls(items);
+	}
+
+	private static long size(byte[][] args) {
+		long size = 0;
+		for (byte[] arg : args) {
+			size += arg.length;
+		}
+		return size;
 	}
 
 	/**

@@ -79,7 +79,7 @@ final class BatchTransitions {
 		}
 		List<RecordKey> keys = batch.stream().map(BatchAcquire::key).toList();
 		List<byte[]> redisKeys = this.commands.redisKeys(keys);
-		BatchCalls calls = BatchCalls.plan(redisKeys, this.runner::slot);
+		BatchCalls calls = BatchCalls.plan(redisKeys, args, this.runner::slot);
 		List<CompletableFuture<@Nullable Object>> replies = calls.run(this.runner, redisKeys, args,
 				this.scripts.acquire(), this.scripts.acquireAll());
 		AcquireResult[] results = new AcquireResult[batch.size()];
@@ -135,7 +135,7 @@ final class BatchTransitions {
 		}
 		List<RecordKey> keys = batch.stream().map(BatchComplete::key).toList();
 		List<byte[]> redisKeys = this.commands.redisKeys(keys);
-		BatchCalls calls = BatchCalls.plan(redisKeys, this.runner::slot);
+		BatchCalls calls = BatchCalls.plan(redisKeys, args, this.runner::slot);
 		List<CompletableFuture<@Nullable Object>> replies = calls.run(this.runner, redisKeys, args,
 				this.scripts.complete(), this.scripts.completeAll());
 		Boolean[] completed = new Boolean[batch.size()];

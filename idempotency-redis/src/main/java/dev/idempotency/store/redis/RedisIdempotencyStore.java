@@ -52,9 +52,10 @@ import org.springframework.util.Assert;
  * Batches ({@link #acquireAll}, {@link #completeAll}) are pipelined on a native Lettuce
  * connection, in one round trip (on Redis Cluster, one pipeline per primary, all in
  * flight together), the items whose keys share a hash slot (all of them, on one server)
- * in one script call per 256 items, which runs each item's transition in turn, as the
- * single-key script would; with replica acknowledgements, or with other clients, their
- * items run one after the other as {@link #acquire} and {@link #complete} do.
+ * in one script call per 256 items (and per 1 MB of results to complete), which runs each
+ * item's transition in turn, as the single-key script would; with replica
+ * acknowledgements, or with other clients, their items run one after the other as
+ * {@link #acquire} and {@link #complete} do.
  * <p>
  * Every client failure is reported as {@link IdempotencyStoreException} with the client's
  * exception as its cause. A value under a record's key that this store did not write

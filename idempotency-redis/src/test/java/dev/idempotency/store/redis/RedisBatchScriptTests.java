@@ -24,6 +24,9 @@ import dev.idempotency.store.StoredResult;
 import dev.idempotency.test.redis.RedisSentinels;
 import dev.idempotency.test.redis.RedisServer;
 import dev.idempotency.test.redis.TestRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -181,6 +184,29 @@ class RedisBatchScriptTests {
 		assertThat(this.store.read(fresh)).isEmpty();
 	}
 
+	// A script holds Redis, every other client of it included, until it ends: results as
+	// large as max-result-size allows (1 MB by default) must not make one call of 256
+	// items hold it for seconds, where the items sent one by one let others in between
+	@Test
+	void callOfLargeResultsHoldsRedisNoLongerThanASingleCallOfThemWould() {
+		List<RecordKey> keys = newKeys(24);
+		this.store.acquireAll(keys.stream().map((key) -> new BatchAcquire(key, request("a"))).toList());
+		byte[] body = new byte[1024 * 1024];
+		List<BatchComplete> completions = keys.stream()
+			.map((key) -> new BatchComplete(key, "a", 1, StoredResult.of(body), RETENTION))
+			.toList();
+		configSet("slowlog-log-slower-than", "100000");
+		try {
+			slowlog(true);
+			assertThat(this.store.completeAll(completions)).containsOnly(true);
+			assertThat(slowlog(false)).as("commands that held Redis for 100 ms or more").isZero();
+		}
+		finally {
+			configSet("slowlog-log-slower-than", "10000");
+			keys.forEach(this.store::evict);
+		}
+	}
+
 	@Test
 	void batchLargerThanOneScriptCallTakesIsSplit() {
 		List<RecordKey> keys = newKeys(2 * BatchCalls.MAX_ITEMS + 1);
@@ -274,6 +300,19 @@ class RedisBatchScriptTests {
 	private static <T> T withConnection(LettuceConnectionFactory connections, Function<RedisConnection, T> action) {
 		try (RedisConnection connection = connections.getConnection()) {
 			return action.apply(connection);
+		}
+	}
+
+	private static long slowlog(boolean reset) {
+		RedisClient client = RedisClient.create(RedisURI.create(server.host(), server.port()));
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			if (reset) {
+				connection.sync().slowlogReset();
+			}
+			return connection.sync().slowlogLen();
+		}
+		finally {
+			client.shutdown();
 		}
 	}
 
