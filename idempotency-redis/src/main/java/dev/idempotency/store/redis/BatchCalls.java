@@ -1,6 +1,7 @@
 package dev.idempotency.store.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,6 +47,10 @@ final class BatchCalls {
 
 	// The reply of each item of a call sent again item by item, by the call's index
 	private final Map<Integer, List<CompletableFuture<@Nullable Object>>> itemByItem = new HashMap<>();
+
+	// Why the items of a call that its batch script did not answer in full, and that were
+	// sent again, got no reply, by the call's index
+	private final Map<Integer, RuntimeException> unanswered = new HashMap<>();
 
 	private BatchCalls(List<int[]> items) {
 		this.items = items;
@@ -126,8 +131,50 @@ final class BatchCalls {
 				}
 				this.itemByItem.put(c, each);
 			}
+			else if (call.length > 1) {
+				replies.set(c, rest(runner, c, replies.get(c), keys, args, all));
+			}
 		}
 		return replies;
+	}
+
+	// A batch script answers the items of a call up to a budget of replayed results
+	// (acquire-all.lua), so that a call of large results holds Redis no longer than one
+	// result would: the items it did not answer are sent again, in calls of their own,
+	// until every one is answered
+	private CompletableFuture<@Nullable Object> rest(ScriptRunner runner, int c,
+			CompletableFuture<@Nullable Object> first, List<byte[]> keys, List<byte[][]> args, RedisScript<?> all) {
+		int[] call = this.items.get(c);
+		List<Object> answered = new ArrayList<>(call.length);
+		CompletableFuture<@Nullable Object> reply = first;
+		while (true) {
+			Object got;
+			try {
+				got = reply.join();
+			}
+			catch (CompletionException ex) {
+				if (answered.isEmpty()) {
+					return reply;
+				}
+				this.unanswered.put(c, BatchItemReply.failure(ex));
+				break;
+			}
+			if (!(got instanceof List<?> list) || list.isEmpty()) {
+				break;
+			}
+			if (answered.isEmpty() && list.size() >= call.length) {
+				// Every item answered at once, as nearly always: the reply as it came
+				return reply;
+			}
+			answered.addAll(list);
+			if (answered.size() >= call.length) {
+				break;
+			}
+			reply = runner
+				.runAll(List.of(batchCall(Arrays.copyOfRange(call, answered.size(), call.length), keys, args, all)))
+				.get(0);
+		}
+		return CompletableFuture.completedFuture(answered);
 	}
 
 	/**
@@ -146,15 +193,19 @@ final class BatchCalls {
 				calls.add(new ScriptCall(one, new byte[][] { keys.get(call[0]) }, args.get(call[0])));
 				continue;
 			}
-			byte[][] callKeys = new byte[call.length][];
-			List<byte[]> callArgs = new ArrayList<>();
-			for (int i = 0; i < call.length; i++) {
-				callKeys[i] = keys.get(call[i]);
-				callArgs.addAll(List.of(args.get(call[i])));
-			}
-			calls.add(new ScriptCall(all, callKeys, callArgs.toArray(new byte[0][])));
+			calls.add(batchCall(call, keys, args, all));
 		}
 		return calls;
+	}
+
+	private static ScriptCall batchCall(int[] call, List<byte[]> keys, List<byte[][]> args, RedisScript<?> all) {
+		byte[][] callKeys = new byte[call.length][];
+		List<byte[]> callArgs = new ArrayList<>();
+		for (int i = 0; i < call.length; i++) {
+			callKeys[i] = keys.get(call[i]);
+			callArgs.addAll(List.of(args.get(call[i])));
+		}
+		return new ScriptCall(all, callKeys, callArgs.toArray(new byte[0][]));
 	}
 
 	/**
@@ -168,18 +219,18 @@ final class BatchCalls {
 	 * @param item receives each item's reply or failure
 	 */
 	void await(List<CompletableFuture<@Nullable Object>> replies, Function<Object, @Nullable String> error,
-			ItemReply item) {
+			BatchItemReply item) {
 		for (int c = 0; c < this.items.size(); c++) {
 			int[] call = this.items.get(c);
 			List<CompletableFuture<@Nullable Object>> each = this.itemByItem.get(c);
 			if (each != null) {
 				for (int i = 0; i < call.length; i++) {
-					single(call[i], each.get(i), item);
+					item.single(call[i], each.get(i));
 				}
 				continue;
 			}
 			if (call.length == 1) {
-				single(call[0], replies.get(c), item);
+				item.single(call[0], replies.get(c));
 				continue;
 			}
 			Object reply;
@@ -187,7 +238,7 @@ final class BatchCalls {
 				reply = replies.get(c).join();
 			}
 			catch (CompletionException ex) {
-				RuntimeException failure = failure(ex);
+				RuntimeException failure = BatchItemReply.failure(ex);
 				for (int index : call) {
 					item.accept(index, null, failure);
 				}
@@ -196,6 +247,11 @@ final class BatchCalls {
 			List<?> perItem = (reply instanceof List<?> list) ? list : List.of();
 			for (int i = 0; i < call.length; i++) {
 				Object itemReply = (i < perItem.size()) ? perItem.get(i) : null;
+				RuntimeException unanswered = this.unanswered.get(c);
+				if (itemReply == null && unanswered != null) {
+					item.accept(call[i], null, unanswered);
+					continue;
+				}
 				String itemError = (itemReply != null) ? error.apply(itemReply) : null;
 				if (itemError != null) {
 					item.accept(call[i], null, new RedisSystemException(itemError, null));
@@ -205,37 +261,6 @@ final class BatchCalls {
 				}
 			}
 		}
-	}
-
-	// The reply of a single-key script, or its failure
-	private static void single(int index, CompletableFuture<@Nullable Object> reply, ItemReply item) {
-		try {
-			item.accept(index, reply.join(), null);
-		}
-		catch (CompletionException ex) {
-			item.accept(index, null, failure(ex));
-		}
-	}
-
-	private static RuntimeException failure(CompletionException ex) {
-		Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-		return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
-	}
-
-	/**
-	 * What an item of a batch got from Redis.
-	 */
-	@FunctionalInterface
-	interface ItemReply {
-
-		/**
-		 * Receive an item's reply or failure.
-		 * @param index the item's index in the batch
-		 * @param reply its reply, {@code null} when it failed or none came
-		 * @param failure why it failed, {@code null} when it did not
-		 */
-		void accept(int index, @Nullable Object reply, @Nullable RuntimeException failure);
-
 	}
 
 }

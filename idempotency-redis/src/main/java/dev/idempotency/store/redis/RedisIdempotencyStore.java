@@ -52,8 +52,8 @@ import org.springframework.util.Assert;
  * Batches ({@link #acquireAll}, {@link #completeAll}) are pipelined on a native Lettuce
  * connection, in one round trip (on Redis Cluster, one pipeline per primary, all in
  * flight together), the items whose keys share a hash slot (all of them, on one server)
- * in one script call per 256 items (and per 1 MB of results to complete), which runs each
- * item's transition in turn, as the single-key script would; with replica
+ * in one script call per 256 items (and per 1 MB of results, completed or replayed),
+ * which runs each item's transition in turn, as the single-key script would; with replica
  * acknowledgements, or with other clients, their items run one after the other as
  * {@link #acquire} and {@link #complete} do.
  * <p>

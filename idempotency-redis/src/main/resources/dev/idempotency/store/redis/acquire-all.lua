@@ -9,7 +9,7 @@
 --                ("" when none)
 --
 -- Reply: one reply per item, in the order of the keys, each what acquire returns (see
--- acquire.lua), except
+-- acquire.lua), up to the item after which replayed results passed 1 MB, except
 --   {0, error}   the error acquire-one.lua would answer for the item alone, as a code and
 --                the error's text, since clients read errors inside an array poorly:
 --                IDEMPOTENCY_CORRUPT when the value under its key is not a record, or what
@@ -24,8 +24,16 @@ local function clock()
 	return time
 end
 
-local replies = {}
+-- Replayed results are copied into the reply: once they pass 1 MB, the items left are not
+-- answered, and the caller sends them again in a call of their own, so that a call of
+-- large results holds Redis about as long as one such result does, not 256 times that.
+-- The first item is always answered.
+local MAX_REPLAYED = 1048576
+local replies, replayed = {}, 0
 for i = 1, #KEYS do
+	if replayed >= MAX_REPLAYED then
+		break
+	end
 	local a = 4 * i - 4
 	-- A command Redis refuses raises an error that would end the script and lose the replies
 	-- of every item, a replay of a completed record among them, which a full Redis still
@@ -36,6 +44,8 @@ for i = 1, #KEYS do
 		reply = { 0, type(reply) == 'table' and reply.err or tostring(reply) }
 	elseif reply.err then
 		reply = { 0, reply.err }
+	elseif reply[1] == 3 then
+		replayed = replayed + #reply[3]
 	end
 	replies[i] = reply
 end

@@ -200,6 +200,11 @@ class RedisBatchScriptTests {
 			slowlog(true);
 			assertThat(this.store.completeAll(completions)).containsOnly(true);
 			assertThat(slowlog(false)).as("commands that held Redis for 100 ms or more").isZero();
+			List<AcquireResult> replays = this.store
+				.acquireAll(keys.stream().map((key) -> new BatchAcquire(key, request("b"))).toList());
+			assertThat(slowlog(false)).as("commands that held Redis for 100 ms or more").isZero();
+			assertThat(replays).hasSize(keys.size())
+				.allSatisfy((replay) -> assertThat(((Completed) replay).result().body()).isEqualTo(body));
 		}
 		finally {
 			configSet("slowlog-log-slower-than", "10000");
