@@ -17,8 +17,10 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  */
 final class ExpressionParsing {
 
-	private static final SpelExpressionParser PARSER = new SpelExpressionParser(
-			new SpelParserConfiguration(SpelCompilerMode.MIXED, ExpressionParsing.class.getClassLoader()));
+	private static final SpelParserConfiguration CONFIGURATION = new SpelParserConfiguration(SpelCompilerMode.MIXED,
+			ExpressionParsing.class.getClassLoader());
+
+	private static final SpelExpressionParser PARSER = new SpelExpressionParser(CONFIGURATION);
 
 	private ExpressionParsing() {
 	}
@@ -32,9 +34,9 @@ final class ExpressionParsing {
 		catch (ParseException ex) {
 			throw IdempotentMessages.invalid(attribute, text, method, ex.getMessage());
 		}
-		ExpressionVariables.check(attribute, text, method, ((SpelExpression) expression).getAST(), argumentIndexes,
-				namesKnown);
-		return expression;
+		SpelExpression parsed = (SpelExpression) expression;
+		ExpressionVariables.check(attribute, text, method, parsed.getAST(), argumentIndexes, namesKnown);
+		return ArgumentReference.of(parsed, argumentIndexes, CONFIGURATION);
 	}
 
 }

@@ -47,13 +47,17 @@ final class ExpressionVariables {
 			List<String> unknown) {
 		if (node instanceof VariableReference) {
 			String name = node.toStringAST().substring(1);
-			if (!argumentIndexes.containsKey(name) && !BUILT_IN.contains(name)) {
+			if (!argumentIndexes.containsKey(name) && !isBuiltIn(name)) {
 				unknown.add("#" + name);
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {
 			collectUnknownVariables(node.getChild(i), argumentIndexes, unknown);
 		}
+	}
+
+	static boolean isBuiltIn(String name) {
+		return BUILT_IN.contains(name);
 	}
 
 	private static boolean isPositional(String name) {

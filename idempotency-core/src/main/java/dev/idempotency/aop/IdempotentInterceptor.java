@@ -69,15 +69,23 @@ final class IdempotentInterceptor implements MethodInterceptor {
 		if (operation.resultKind() != ResultKind.VALUE) {
 			return invokeAsync(operation, target, invocation);
 		}
-		EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(), this.beanResolver);
 		@Nullable Object key;
-		try {
-			key = keyOf(operation, context);
+		@Nullable Fingerprint fingerprint = null;
+		if (operation.key() instanceof ArgumentReference argument && operation.payload() == null) {
+			// Nothing to evaluate: the key is one of the arguments
+			key = argument.valueOf(invocation.getArguments());
 		}
-		catch (IdempotencyKeyException ex) {
-			throw refused(operation, ex);
+		else {
+			EvaluationContext context = operation.evaluationContext(target, invocation.getArguments(),
+					this.beanResolver);
+			try {
+				key = keyOf(operation, context);
+			}
+			catch (IdempotencyKeyException ex) {
+				throw refused(operation, ex);
+			}
+			fingerprint = fingerprint(operation, context, key);
 		}
-		Fingerprint fingerprint = fingerprint(operation, context, key);
 		if (key instanceof BoundRequest request) {
 			return this.engine.obtain()
 				.execute(operation.operation(), request.key(), fingerprint, new RequestInvocation(invocation, request));
