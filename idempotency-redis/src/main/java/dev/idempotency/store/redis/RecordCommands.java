@@ -37,6 +37,9 @@ final class RecordCommands {
 
 	private final ReplicaAcks replicaAcks;
 
+	// The encoded prefix of the last operation's keys; racing callers may each replace it
+	private volatile KeyHead head = new KeyHead("", NONE);
+
 	RecordCommands(ScriptRunner runner, String keyPrefix, ReplicaAcks replicaAcks) {
 		this.runner = runner;
 		this.scripts = RedisScripts.load();
@@ -82,7 +85,11 @@ final class RecordCommands {
 		catch (RuntimeException ex) {
 			throw failure(operation, key, ex);
 		}
-		Assert.state(reply != null, () -> "No reply from Redis to " + operation);
+		// Not Assert.state with a message supplier: its lambda would be built on every
+		// call
+		if (reply == null) {
+			throw new IllegalStateException("No reply from Redis to " + operation);
+		}
 		return reply;
 	}
 
@@ -127,8 +134,32 @@ final class RecordCommands {
 				+ " ms (idempotency.redis.replica-acks, idempotency.redis.replica-ack-timeout)" + consequence;
 	}
 
+	/**
+	 * Return a record's Redis key in UTF-8. An ASCII key (a UUID, a number, a hash) is
+	 * copied after its name's encoded prefix, which is kept from the call before: that
+	 * takes one array per call, where building the key as a String and encoding it took
+	 * three objects and two copies.
+	 * @param key the record
+	 * @return the key's bytes
+	 */
 	byte[] redisKey(RecordKey key) {
-		return utf8(redisKeyString(key));
+		KeyHead head = this.head;
+		if (!head.name().equals(key.name())) {
+			head = new KeyHead(key.name(), utf8(this.keyPrefix + key.name() + ':'));
+			this.head = head;
+		}
+		byte[] prefix = head.bytes();
+		String suffix = key.key();
+		byte[] bytes = new byte[prefix.length + suffix.length()];
+		System.arraycopy(prefix, 0, bytes, 0, prefix.length);
+		for (int i = 0; i < suffix.length(); i++) {
+			char c = suffix.charAt(i);
+			if (c >= 0x80) {
+				return utf8(redisKeyString(key));
+			}
+			bytes[prefix.length + i] = (byte) c;
+		}
+		return bytes;
 	}
 
 	List<byte[]> redisKeys(List<RecordKey> keys) {
@@ -159,12 +190,40 @@ final class RecordCommands {
 		return number(millis);
 	}
 
+	/**
+	 * Return a number in decimal ASCII, as Redis reads it: one array, without the String
+	 * that {@link Long#toString(long)} would build on the way.
+	 * @param value the number
+	 * @return its digits
+	 */
 	static byte[] number(long value) {
-		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+		if (value < 0) {
+			return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+		}
+		int digits = 1;
+		for (long rest = value / 10; rest != 0; rest /= 10) {
+			digits++;
+		}
+		byte[] bytes = new byte[digits];
+		long rest = value;
+		for (int i = digits - 1; i >= 0; i--) {
+			bytes[i] = (byte) ('0' + (rest % 10));
+			rest /= 10;
+		}
+		return bytes;
 	}
 
 	static byte[] utf8(String value) {
 		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * The encoded start of an operation's Redis keys.
+	 *
+	 * @param name the operation's name
+	 * @param bytes the key prefix, the name and {@code :}, in UTF-8
+	 */
+	private record KeyHead(String name, byte[] bytes) {
 	}
 
 }

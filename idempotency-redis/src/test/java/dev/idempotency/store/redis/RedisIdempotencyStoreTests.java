@@ -5,6 +5,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -64,6 +65,20 @@ class RedisIdempotencyStoreTests {
 			assertThat(connection.keyCommands().type(redisKey(key)).code()).isEqualTo("string");
 			assertThat(connection.keyCommands().pTtl(redisKey(key))).isGreaterThan(RETENTION.toMillis() - 5000);
 		});
+	}
+
+	@Test
+	void keysOfEveryAlphabetAndOperationsInTurnAreStoredUnderTheirUtf8Keys() {
+		RecordKey first = newKey();
+		RecordKey other = new RecordKey("other-" + first.name(), first.key());
+		RecordKey accented = new RecordKey(first.name(), "clé-ü-" + first.key());
+		RecordKey emoji = new RecordKey("\uD83D\uDE00" + first.name(), "\uD83D\uDE00" + first.key());
+		for (RecordKey key : List.of(first, other, accented, first, emoji, other)) {
+			this.store.acquire(key, request("a"));
+			withConnection(
+					(connection) -> assertThat(connection.keyCommands().type(redisKey(key)).code()).as(key.toString())
+						.isEqualTo("string"));
+		}
 	}
 
 	@Test
