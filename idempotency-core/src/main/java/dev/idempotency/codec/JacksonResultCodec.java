@@ -2,6 +2,7 @@ package dev.idempotency.codec;
 
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.SerializationFeature;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
@@ -71,7 +72,10 @@ public class JacksonResultCodec implements ResultCodec {
 	 */
 	public JacksonResultCodec(JsonMapper mapper) {
 		Assert.notNull(mapper, "'mapper' must not be null");
-		this.mapper = mapper.rebuild().deactivateDefaultTyping().addModule(new ConstructorCreatorModule()).build();
+		JsonMapper.Builder builder = mapper.rebuild()
+			.deactivateDefaultTyping()
+			.addModule(new ConstructorCreatorModule());
+		this.mapper = new PooledBuilder(builder).build();
 		this.typeResolver = new DeclaredTypeResolver(this.mapper.getTypeFactory());
 	}
 
@@ -87,6 +91,22 @@ public class JacksonResultCodec implements ResultCodec {
 		return new JacksonTypedCodec(javaType, this.mapper.readerFor(javaType),
 				this.mapper.writerFor(javaType).without(SerializationFeature.INDENT_OUTPUT),
 				SubclassCheck.forType(javaType, introspector));
+	}
+
+	/**
+	 * The builder of the codec's copy of the mapper, with the same settings and modules
+	 * but Jackson's buffers in a {@link StripedRecyclerPool} of its own; the
+	 * application's mapper keeps its pool.
+	 */
+	private static final class PooledBuilder extends JsonMapper.Builder {
+
+		PooledBuilder(JsonMapper.Builder builder) {
+			super((JsonMapper.Builder.StateImpl) builder.saveStateApplyModules());
+			this._streamFactory = ((JsonFactory) builder.streamFactory()).rebuild()
+				.recyclerPool(new StripedRecyclerPool())
+				.build();
+		}
+
 	}
 
 }
