@@ -225,8 +225,8 @@ final class BatchComparison {
 		md.append("## Batches: executeAll against the per-call floor\n\n");
 		md.append("`IdempotentExecutor.executeAll` with batches of ")
 			.append(BATCH)
-			.append(" new keys (one pipelined round trip of `EVALSHA acquire` for the batch, the work for each "
-					+ "record, one pipelined round trip of `EVALSHA complete`), against the **lettuce** floor doing "
+			.append(" new keys (one `EVALSHA` of `acquire-all.lua` for the batch, the work for each "
+					+ "record, one `EVALSHA` of `complete-all.lua`), against the **lettuce** floor doing "
 					+ "the per-call protocol for each record (2 round trips per record), in records per second; "
 					+ "the two take turns slice by slice. Ratio: the median of the repetitions' ratios, their range "
 					+ "in brackets. Target: ≥ ")
