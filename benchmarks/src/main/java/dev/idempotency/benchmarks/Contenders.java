@@ -50,7 +50,8 @@ final class Contenders implements AutoCloseable {
 						yield new StarterSide(acknowledgedPayments, side);
 					}
 					case FLOOR -> new Floor(connectionFactory, keyPrefix, lease, retention, body);
-					case LETTUCE -> new LettuceFloor(RedisServer.HOST, redisPort, keyPrefix, lease, retention, body);
+					case LETTUCE, LETTUCE_JSON ->
+						new LettuceFloor(RedisServer.HOST, redisPort, keyPrefix, lease, retention, body, side);
 					case SPRING_INTEGRATION -> new IntegrationReceiver(connectionFactory);
 					case JDEMPOTENT -> new JdempotentPeer(connectionFactory);
 				});

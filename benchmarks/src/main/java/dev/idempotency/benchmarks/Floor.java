@@ -64,7 +64,8 @@ final class Floor implements Contender {
 		this.template.afterPropertiesSet();
 		this.acquire = listScript(FloorProtocol.acquireScript());
 		this.complete = RedisScript.of(FloorProtocol.completeScript(), Long.class);
-		this.protocol = new FloorProtocol(keyPrefix, "floor-owner-0001", lockTimeoutMillis, retentionMillis, body);
+		this.protocol = new FloorProtocol(keyPrefix, "floor-owner-0001", lockTimeoutMillis, retentionMillis,
+				FloorProtocol.Results.preEncoded(body));
 	}
 
 	@Override
@@ -89,9 +90,11 @@ final class Floor implements Contender {
 
 	@Override
 	public Protocol protocol() {
-		return FloorProtocol.protocol("the starter's scripts by hand through `RedisTemplate.execute(script, "
-				+ "argsSerializer, resultSerializer, keys, args)` with byte[] serializers on the application's "
-				+ "connection factory (one shared native Lettuce connection), the body encoded once up front");
+		return FloorProtocol.protocol(
+				"the starter's scripts by hand through `RedisTemplate.execute(script, "
+						+ "argsSerializer, resultSerializer, keys, args)` with byte[] serializers on the application's "
+						+ "connection factory (one shared native Lettuce connection), the body encoded once up front",
+				"the stored bytes, not decoded");
 	}
 
 	@SuppressWarnings("unchecked")

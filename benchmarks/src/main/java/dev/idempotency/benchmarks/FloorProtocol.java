@@ -12,6 +12,7 @@ import dev.idempotency.benchmarks.Contender.Protocol;
 import dev.idempotency.benchmarks.Contender.Reference;
 
 import org.springframework.util.StreamUtils;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What the floors share: the starter's own Lua scripts, loaded as its Redis store loads
@@ -47,7 +48,7 @@ final class FloorProtocol {
 
 	private final byte[] retention;
 
-	private final byte[] body;
+	private final Results results;
 
 	/**
 	 * Create the arguments of one floor.
@@ -56,14 +57,14 @@ final class FloorProtocol {
 	 * characters)
 	 * @param lockTimeoutMillis lease the starter asks for
 	 * @param retentionMillis retention the starter asks for
-	 * @param body the encoded result the starter stores
+	 * @param results what the floor stores and does with what it replays
 	 */
-	FloorProtocol(String keyPrefix, String owner, long lockTimeoutMillis, long retentionMillis, byte[] body) {
+	FloorProtocol(String keyPrefix, String owner, long lockTimeoutMillis, long retentionMillis, Results results) {
 		this.keyPrefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
 		this.owner = owner.getBytes(StandardCharsets.US_ASCII);
 		this.lease = number(lockTimeoutMillis);
 		this.retention = number(retentionMillis);
-		this.body = body.clone();
+		this.results = results;
 	}
 
 	static String acquireScript() {
@@ -95,18 +96,19 @@ final class FloorProtocol {
 		List<Object> acquired = scripts.acquire(key, this.owner, this.lease, this.retention, NONE);
 		long code = (Long) acquired.get(0);
 		if (code == COMPLETED) {
-			return (byte[]) acquired.get(2);
+			byte[] stored = (byte[]) acquired.get(2);
+			this.results.replayed(id, stored);
+			return stored;
 		}
 		if (code != ACQUIRED) {
 			throw new IllegalStateException(floor.label() + " could not acquire " + id + ": reply code " + code);
 		}
-		Long completed = scripts.complete(key, this.owner, number((Long) acquired.get(1)), this.retention, this.body,
-				NONE);
+		byte[] body = this.results.result(id);
+		Long completed = scripts.complete(key, this.owner, number((Long) acquired.get(1)), this.retention, body, NONE);
 		if (completed == null || completed != 1) {
 			throw new IllegalStateException(floor.label() + " could not complete " + id);
 		}
-		// Not copied: returned on every completion, and nobody writes to it
-		return this.body;
+		return body;
 	}
 
 	static byte[] number(long value) {
@@ -128,8 +130,7 @@ final class FloorProtocol {
 		}
 		String fresh = Ids.unique(0, floor.ordinal(), 1);
 		call(floor, fresh, scripts);
-		// The floors store the body of the reference's key, whatever the key
-		if (!Receipt.settled(reference.id()).equals(reference.starter().charge(fresh))) {
+		if (!this.results.expected(reference.id(), fresh).equals(reference.starter().charge(fresh))) {
 			throw new IllegalStateException("The starter does not replay what " + floor.label() + " stored");
 		}
 	}
@@ -137,11 +138,11 @@ final class FloorProtocol {
 	/**
 	 * Describe a floor.
 	 * @param what what the floor is
+	 * @param replay what the floor does with a replayed result
 	 * @return the protocol, the starter's minus what runs around it
 	 */
-	static Protocol protocol(String what) {
-		return new Protocol(what, "2: `EVALSHA acquire`, `EVALSHA complete`", "1: `EVALSHA acquire`",
-				"the stored bytes, not decoded",
+	static Protocol protocol(String what, String replay) {
+		return new Protocol(what, "2: `EVALSHA acquire`, `EVALSHA complete`", "1: `EVALSHA acquire`", replay,
 				"the starter's records, leases and fences, but nothing around them: no lease renewal, no wait for "
 						+ "a call in flight (it fails), no release on failure");
 	}
@@ -156,6 +157,97 @@ final class FloorProtocol {
 		catch (IOException ex) {
 			throw new IllegalStateException("Could not read Lua script " + SCRIPTS + name, ex);
 		}
+	}
+
+	/**
+	 * What a floor stores for a key, and what it does with a replayed result.
+	 */
+	interface Results {
+
+		/**
+		 * The body of the starter's reference key for every key, encoded once up front,
+		 * and replays returned as the stored bytes: no codec work at all, which the
+		 * starter cannot skip.
+		 * @param body the encoded result the starter stores
+		 * @return the results
+		 */
+		static Results preEncoded(byte[] body) {
+			byte[] copy = body.clone();
+			return new Results() {
+
+				@Override
+				public byte[] result(String id) {
+					// Not copied: returned on every completion, and nobody writes to it
+					return copy;
+				}
+
+				@Override
+				public void replayed(String id, byte[] stored) {
+				}
+
+				@Override
+				public Receipt expected(String referenceId, String id) {
+					return Receipt.settled(referenceId);
+				}
+
+			};
+		}
+
+		/**
+		 * Each key's own {@link Receipt}, encoded with a plain {@link JsonMapper} on
+		 * every completion, and every replay decoded to a {@code Receipt}: the codec work
+		 * any application that stores results does, as the starter does it.
+		 * @return the results
+		 */
+		static Results json() {
+			JsonMapper mapper = JsonMapper.builder().build();
+			return new Results() {
+
+				@Override
+				public byte[] result(String id) {
+					return mapper.writeValueAsBytes(Receipt.settled(id));
+				}
+
+				@Override
+				public void replayed(String id, byte[] stored) {
+					// Read, so that the decoding cannot be left out
+					Receipt receipt = mapper.readValue(stored, Receipt.class);
+					if (!id.equals(receipt.paymentId())) {
+						throw new IllegalStateException(
+								"Replayed the receipt of " + receipt.paymentId() + " for " + id);
+					}
+				}
+
+				@Override
+				public Receipt expected(String referenceId, String id) {
+					return Receipt.settled(id);
+				}
+
+			};
+		}
+
+		/**
+		 * Return the encoded result to complete a key with.
+		 * @param id the idempotency key
+		 * @return the encoded result
+		 */
+		byte[] result(String id);
+
+		/**
+		 * Take a replayed result.
+		 * @param id the idempotency key
+		 * @param stored the stored bytes
+		 */
+		void replayed(String id, byte[] stored);
+
+		/**
+		 * Return what the starter replays for a key this floor completed.
+		 * @param referenceId the starter's reference key
+		 * @param id the key
+		 * @return the result
+		 */
+		Receipt expected(String referenceId, String id);
+
 	}
 
 	/**

@@ -26,7 +26,8 @@ record HarnessOptions(List<Integer> threads, List<Workload> workloads, List<Side
 			  --threads=1,8,32   caller thread counts
 			  --workloads=new,replays,batches  which workloads (new keys, replays, batches of 100
 			                     through executeAll against the lettuce side at 1 and 8 threads)
-			  --sides=starter,floor,lettuce,si,jdempotent  which sides (default: all but starter-acks)
+			  --sides=starter,floor,lettuce,lettuce-json,si,jdempotent  which sides (default: all but
+			                     starter-acks)
 			                     starter-acks: the starter with replica-acks=1 (gives Redis a replica)
 			  --seconds=3        length of each measured repetition
 			  --reps=5           measured repetitions of each case

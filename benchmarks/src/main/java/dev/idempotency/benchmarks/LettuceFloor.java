@@ -13,6 +13,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 
+import org.springframework.util.Assert;
+
 /**
  * The raw Lettuce floor: the starter's protocol by hand (see {@link FloorProtocol}) with
  * no Spring Data Redis at all. One {@link RedisClient} and one
@@ -20,6 +22,10 @@ import io.lettuce.core.codec.ByteArrayCodec;
  * thread as Lettuce is meant to be used, and its asynchronous {@code evalsha} of the
  * starter's scripts (loaded once with {@code SCRIPT LOAD}), awaited at once: the leanest
  * blocking call Lettuce has, without even the reflective proxy of its synchronous API.
+ * <p>
+ * As {@link Side#LETTUCE} it stores one body encoded up front and returns replays as
+ * bytes; as {@link Side#LETTUCE_JSON} it encodes each key's result with a plain
+ * {@code JsonMapper} and decodes each replay, the codec work the starter does.
  */
 final class LettuceFloor implements Contender {
 
@@ -37,6 +43,8 @@ final class LettuceFloor implements Contender {
 	private final String acquire;
 
 	private final String complete;
+
+	private final Side side;
 
 	private final FloorProtocol protocol;
 
@@ -64,19 +72,24 @@ final class LettuceFloor implements Contender {
 	 * @param lockTimeoutMillis lease the starter asks for
 	 * @param retentionMillis retention the starter asks for
 	 * @param body the encoded result the starter stores
+	 * @param side {@link Side#LETTUCE} or {@link Side#LETTUCE_JSON}
 	 */
-	LettuceFloor(String host, int port, String keyPrefix, long lockTimeoutMillis, long retentionMillis, byte[] body) {
+	LettuceFloor(String host, int port, String keyPrefix, long lockTimeoutMillis, long retentionMillis, byte[] body,
+			Side side) {
+		Assert.isTrue(side == Side.LETTUCE || side == Side.LETTUCE_JSON, () -> "Not a raw Lettuce side: " + side);
+		this.side = side;
 		this.client = RedisClient.create(RedisURI.create(host, port));
 		this.connection = this.client.connect(ByteArrayCodec.INSTANCE);
 		this.commands = this.connection.async();
 		this.acquire = await(this.commands.scriptLoad(FloorProtocol.acquireScript()));
 		this.complete = await(this.commands.scriptLoad(FloorProtocol.completeScript()));
-		this.protocol = new FloorProtocol(keyPrefix, "lettuce-owner-01", lockTimeoutMillis, retentionMillis, body);
+		this.protocol = new FloorProtocol(keyPrefix, "lettuce-owner-01", lockTimeoutMillis, retentionMillis,
+				(side == Side.LETTUCE) ? FloorProtocol.Results.preEncoded(body) : FloorProtocol.Results.json());
 	}
 
 	@Override
 	public Side side() {
-		return Side.LETTUCE;
+		return this.side;
 	}
 
 	/**
@@ -96,9 +109,14 @@ final class LettuceFloor implements Contender {
 
 	@Override
 	public Protocol protocol() {
-		return FloorProtocol.protocol("the starter's scripts by hand on raw Lettuce, no Spring Data Redis: one "
-				+ "`RedisClient`, one `StatefulRedisConnection<byte[], byte[]>` shared by all callers, async "
-				+ "`evalsha(sha, MULTI / INTEGER, keys, args...)` awaited at once, the body encoded once up front");
+		String raw = "the starter's scripts by hand on raw Lettuce, no Spring Data Redis: one `RedisClient`, one "
+				+ "`StatefulRedisConnection<byte[], byte[]>` shared by all callers, async "
+				+ "`evalsha(sha, MULTI / INTEGER, keys, args...)` awaited at once, ";
+		if (this.side == Side.LETTUCE) {
+			return FloorProtocol.protocol(raw + "the body encoded once up front", "the stored bytes, not decoded");
+		}
+		return FloorProtocol.protocol(raw + "each key's `Receipt` encoded with a plain `JsonMapper` per call",
+				"decoded to a `Receipt` with the same mapper");
 	}
 
 	private static <T> T await(RedisFuture<T> reply) {

@@ -66,7 +66,7 @@ public class RedisRoundTripBenchmark {
 		this.floor = new Floor(this.connectionFactory, PREFIX + Payments.OPERATION + ":", LEASE.toMillis(),
 				RETENTION.toMillis(), BODY);
 		this.lettuce = new LettuceFloor(RedisServer.HOST, this.redis.port(), PREFIX + Payments.OPERATION + ":",
-				LEASE.toMillis(), RETENTION.toMillis(), BODY);
+				LEASE.toMillis(), RETENTION.toMillis(), BODY, Side.LETTUCE);
 		AcquireResult acquired = this.store.acquire(this.key, this.request);
 		this.store.complete(this.key, this.request.owner(), ((AcquireResult.Acquired) acquired).fence(),
 				StoredResult.of(BODY), RETENTION);

@@ -33,6 +33,12 @@ enum Side {
 	LETTUCE("lettuce", "lettuce", Kind.FLOOR),
 
 	/**
+	 * The raw Lettuce floor with the codec work the starter does: each key's result
+	 * encoded to JSON per call, each replay decoded: see {@link LettuceFloor}.
+	 */
+	LETTUCE_JSON("lettuce-json", "lettuce + json", Kind.FLOOR),
+
+	/**
 	 * Spring Integration's idempotent receiver: see {@link IntegrationReceiver}.
 	 */
 	SPRING_INTEGRATION("si", "spring integration", Kind.PEER),
