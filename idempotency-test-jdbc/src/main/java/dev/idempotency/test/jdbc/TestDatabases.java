@@ -2,6 +2,7 @@ package dev.idempotency.test.jdbc;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The real database servers that tests run against, one of each kind per test JVM, found
@@ -85,7 +86,7 @@ public final class TestDatabases {
 
 	private static TestDatabaseServer locate(DatabaseKind kind, DatabaseDiscovery discovery) {
 		return switch (discovery.sharedSource(kind)) {
-			case URL -> new UrlServer(kind, discovery.url(kind));
+			case URL -> new UrlServer(kind, Objects.requireNonNull(discovery.url(kind)));
 			case TESTCONTAINERS -> startContainer(kind);
 			case BINARY -> ServerProcess.start(binaries(kind));
 		};

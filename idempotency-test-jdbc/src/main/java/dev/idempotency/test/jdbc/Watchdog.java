@@ -26,14 +26,14 @@ final class Watchdog {
 			owner="$1"; directory="$2"; signal="$3"; shift 3
 			"$@" &
 			server=$!
-			echo "$server" > "$directory/server.pid"
+			echo "$server" > "$directory/%s"
 			(while kill -0 "$owner" 2>/dev/null; do sleep 1; done; kill -"$signal" "$server" 2>/dev/null) &
 			watcher=$!
 			wait "$server"; status=$?
 			kill "$watcher" 2>/dev/null
 			if ! kill -0 "$owner" 2>/dev/null; then rm -rf "$directory"; fi
 			exit $status
-			""";
+			""".formatted(PID_FILE);
 
 	private Watchdog() {
 	}
