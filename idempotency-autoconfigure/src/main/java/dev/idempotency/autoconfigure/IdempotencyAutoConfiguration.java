@@ -53,12 +53,15 @@ import org.springframework.core.env.Environment;
  *
  * @see IdempotencyProperties
  */
-@AutoConfiguration(after = { DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class })
+@AutoConfiguration(after = { DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class },
+		afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties
 @Import({ IdempotencyAutoProxyRegistrar.class, IdempotencyStoreConfigurations.RedisStoreConfiguration.class,
 		IdempotencyStoreConfigurations.RedisLibraryMissingConfiguration.class,
 		IdempotencyStoreConfigurations.RedisModuleMissingConfiguration.class,
+		IdempotencyJdbcStoreConfigurations.JdbcStoreConfiguration.class,
+		IdempotencyJdbcStoreConfigurations.JdbcModuleMissingConfiguration.class,
 		IdempotencyStoreConfigurations.MemoryStoreConfiguration.class })
 public final class IdempotencyAutoConfiguration {
 
@@ -137,8 +140,9 @@ public final class IdempotencyAutoConfiguration {
 	// only once every singleton exists.
 	@Bean
 	IdempotencyStartupReport idempotencyStartupReport(ObjectProvider<IdempotencyStore> store,
-			ObjectProvider<IdempotentOperationSource> operations, ObjectProvider<IdempotencyDefaults> defaults) {
-		return new IdempotencyStartupReport(store, operations, defaults);
+			ObjectProvider<IdempotentOperationSource> operations, ObjectProvider<IdempotencyDefaults> defaults,
+			IdempotencyProperties properties) {
+		return new IdempotencyStartupReport(store, operations, defaults, properties.getStore());
 	}
 
 	@Bean

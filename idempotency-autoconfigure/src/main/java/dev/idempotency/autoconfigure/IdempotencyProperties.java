@@ -30,7 +30,9 @@ public class IdempotencyProperties implements Validator {
 	/**
 	 * Store of idempotency records. 'auto' uses Redis when the application configures it
 	 * (a spring.data.redis connection property such as host or url, a Redis
-	 * ConnectionDetails or RedisConnectionFactory bean of its own), and memory otherwise.
+	 * ConnectionDetails or RedisConnectionFactory bean of its own), else JDBC when
+	 * idempotency-jdbc is on the class path and there is a DataSource bean, and memory
+	 * otherwise.
 	 */
 	private StoreType store = StoreType.AUTO;
 
@@ -95,6 +97,9 @@ public class IdempotencyProperties implements Validator {
 
 	@NestedConfigurationProperty
 	private final IdempotencyRedisProperties redis = new IdempotencyRedisProperties();
+
+	@NestedConfigurationProperty
+	private final IdempotencyJdbcProperties jdbc = new IdempotencyJdbcProperties();
 
 	@NestedConfigurationProperty
 	private final IdempotencyHttpProperties http = new IdempotencyHttpProperties();
@@ -202,6 +207,10 @@ public class IdempotencyProperties implements Validator {
 		return this.redis;
 	}
 
+	public IdempotencyJdbcProperties getJdbc() {
+		return this.jdbc;
+	}
+
 	public IdempotencyHttpProperties getHttp() {
 		return this.http;
 	}
@@ -232,7 +241,8 @@ public class IdempotencyProperties implements Validator {
 	public enum StoreType {
 
 		/**
-		 * Redis when the application configures it, memory otherwise.
+		 * Redis when the application configures it, else JDBC when idempotency-jdbc and a
+		 * DataSource bean are present, memory otherwise.
 		 */
 		AUTO,
 
@@ -240,6 +250,13 @@ public class IdempotencyProperties implements Validator {
 		 * Redis, through the RedisConnectionFactory bean, configured or not.
 		 */
 		REDIS,
+
+		/**
+		 * A table of the application's PostgreSQL, MariaDB or MySQL database, through the
+		 * DataSource bean (requires idempotency-jdbc). Completions join the caller's
+		 * Spring transaction on that DataSource.
+		 */
+		JDBC,
 
 		/**
 		 * Memory of this JVM: records are neither shared with other instances nor kept

@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure;
 
 import java.time.Duration;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,6 +15,9 @@ import org.springframework.validation.Errors;
 final class IdempotencyPropertiesValidator {
 
 	private static final Duration MAX_COMMAND_TIMEOUT = Duration.ofDays(36500);
+
+	// As the JDBC store checks it, which the validator must not load
+	private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
 	private IdempotencyPropertiesValidator() {
 	}
@@ -31,6 +35,7 @@ final class IdempotencyPropertiesValidator {
 		}
 		validateTimeout(properties.getRedis().getReplicaAckTimeout(), "redis.replicaAckTimeout",
 				"idempotency.redis.replica-ack-timeout", errors);
+		validateJdbc(properties.getJdbc(), errors);
 		if (!StringUtils.hasText(properties.getHttp().getKeyHeader())) {
 			errors.rejectValue("http.keyHeader", "empty",
 					"idempotency.http.key-header must not be empty (such as 'Idempotency-Key')");
@@ -51,6 +56,22 @@ final class IdempotencyPropertiesValidator {
 		catch (IllegalArgumentException ex) {
 			errors.rejectValue("messaging.inProgressRetry", "invalid",
 					"idempotency.messaging.in-progress-retry is invalid: " + ex.getMessage());
+		}
+	}
+
+	private static void validateJdbc(IdempotencyJdbcProperties jdbc, Errors errors) {
+		if (jdbc.getTable() == null || !TABLE.matcher(jdbc.getTable()).matches()) {
+			errors.rejectValue("jdbc.table", "invalid", "idempotency.jdbc.table must be an SQL identifier (letters, "
+					+ "digits and '_', not starting with a digit), optionally qualified by a schema: 'schema.table'");
+		}
+		Duration interval = jdbc.getCleanupInterval();
+		if (interval == null || interval.isNegative()) {
+			errors.rejectValue("jdbc.cleanupInterval", "negative",
+					"idempotency.jdbc.cleanup-interval must not be negative (0 runs no cleanup)");
+		}
+		if (jdbc.getCleanupBatchSize() < 1) {
+			errors.rejectValue("jdbc.cleanupBatchSize", "notPositive",
+					"idempotency.jdbc.cleanup-batch-size must be at least 1 (such as 500)");
 		}
 	}
 

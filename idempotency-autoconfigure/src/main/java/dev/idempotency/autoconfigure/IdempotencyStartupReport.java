@@ -10,6 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.aop.IdempotentOperation;
+import dev.idempotency.autoconfigure.IdempotencyProperties.StoreType;
 import dev.idempotency.aop.IdempotentOperationSource;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.store.IdempotencyStore;
@@ -37,17 +38,23 @@ final class IdempotencyStartupReport implements SmartInitializingSingleton {
 
 	private static final String REDIS_STORE = "dev.idempotency.store.redis.RedisIdempotencyStore";
 
+	private static final String JDBC_STORE = "dev.idempotency.store.jdbc.JdbcIdempotencyStore";
+
 	private final ObjectProvider<IdempotencyStore> store;
 
 	private final ObjectProvider<IdempotentOperationSource> operations;
 
 	private final ObjectProvider<IdempotencyDefaults> defaults;
 
+	private final StoreType storeType;
+
 	IdempotencyStartupReport(ObjectProvider<IdempotencyStore> store,
-			ObjectProvider<IdempotentOperationSource> operations, ObjectProvider<IdempotencyDefaults> defaults) {
+			ObjectProvider<IdempotentOperationSource> operations, ObjectProvider<IdempotencyDefaults> defaults,
+			StoreType storeType) {
 		this.store = store;
 		this.operations = operations;
 		this.defaults = defaults;
+		this.storeType = storeType;
 	}
 
 	@Override
@@ -58,8 +65,8 @@ final class IdempotencyStartupReport implements SmartInitializingSingleton {
 			source.getOperations().stream().map(IdempotentOperation::name).forEach(names::add);
 		}
 		if (logger.isInfoEnabled()) {
-			logger.info("Idempotency: " + describe(this.store.getIfUnique()) + ", " + names.size() + " @Idempotent "
-					+ ((names.size() == 1) ? "operation" : "operations"));
+			logger.info("Idempotency: " + describe(this.store.getIfUnique(), this.storeType) + ", " + names.size()
+					+ " @Idempotent " + ((names.size() == 1) ? "operation" : "operations"));
 		}
 		IdempotencyDefaults defaults = this.defaults.getIfUnique();
 		if (defaults != null) {
@@ -72,9 +79,15 @@ final class IdempotencyStartupReport implements SmartInitializingSingleton {
 		}
 	}
 
-	private static String describe(@Nullable IdempotencyStore store) {
+	private static String describe(@Nullable IdempotencyStore store, StoreType storeType) {
 		if (store == null) {
 			return "no single IdempotencyStore bean";
+		}
+		if (store.getClass().getName().equals(JDBC_STORE)) {
+			return store + ((storeType == StoreType.AUTO)
+					? " (idempotency.store=auto: no Redis is configured, and "
+							+ "there is a DataSource and idempotency-jdbc)"
+					: " (idempotency.store=" + storeType.name().toLowerCase(Locale.ROOT) + ")");
 		}
 		// The stores of this starter describe where their records are.
 		if (store instanceof InMemoryIdempotencyStore || store.getClass().getName().equals(REDIS_STORE)) {

@@ -57,9 +57,15 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator implemen
 			&& ClassUtils.isPresent("dev.idempotency.store.redis.RedisIdempotencyStore",
 					IdempotencyHealthIndicator.class.getClassLoader());
 
+	private static final boolean JDBC_PRESENT = ClassUtils.isPresent("dev.idempotency.store.jdbc.JdbcIdempotencyStore",
+			IdempotencyHealthIndicator.class.getClassLoader());
+
 	private final IdempotencyStore store;
 
 	private final @Nullable Consumer<Health.Builder> storeDetails;
+
+	// Redis is checked once at startup; JDBC tells why a read failed (its table missing)
+	private final boolean redis;
 
 	/**
 	 * Create an indicator.
@@ -69,7 +75,9 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator implemen
 		super("Idempotency store health check failed");
 		Assert.notNull(store, "'store' must not be null");
 		this.store = store;
-		this.storeDetails = REDIS_PRESENT ? RedisStoreHealth.of(store) : null;
+		Consumer<Health.Builder> details = REDIS_PRESENT ? RedisStoreHealth.of(store) : null;
+		this.redis = details != null;
+		this.storeDetails = (details == null && JDBC_PRESENT) ? JdbcStoreHealth.of(store) : details;
 	}
 
 	@Override
@@ -89,6 +97,18 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator implemen
 			if (cause != ex) {
 				builder.withDetail("cause", cause.toString());
 			}
+			if (this.storeDetails != null && !this.redis) {
+				tellWhy(builder, this.storeDetails);
+			}
+		}
+	}
+
+	private static void tellWhy(Health.Builder builder, Consumer<Health.Builder> storeDetails) {
+		try {
+			storeDetails.accept(builder);
+		}
+		catch (IdempotencyStoreException ex) {
+			// Unreachable: the error of the read says so already
 		}
 	}
 
@@ -100,7 +120,7 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator implemen
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		if (this.storeDetails != null) {
+		if (this.redis) {
 			Thread check = new Thread(this::health, "idempotency-health-startup");
 			check.setDaemon(true);
 			check.start();

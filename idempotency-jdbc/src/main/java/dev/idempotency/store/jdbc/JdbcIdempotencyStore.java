@@ -149,6 +149,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		return transitions().records().evict(key);
 	}
 
+	/**
+	 * Return a check of this store's table, as its health indicator runs it.
+	 * @return the check
+	 */
+	public JdbcTableCheck tableCheck() {
+		return new JdbcTableCheck(this.connections.dataSource(), this.table);
+	}
+
 	@Override
 	public String type() {
 		return "jdbc";

@@ -1,0 +1,94 @@
+package dev.idempotency.autoconfigure;
+
+import java.time.Duration;
+
+/**
+ * Settings of the JDBC store, bound from {@code idempotency.jdbc}.
+ *
+ * @see IdempotencyProperties#getJdbc()
+ */
+public class IdempotencyJdbcProperties {
+
+	/**
+	 * Table of the idempotency records, optionally qualified by its schema
+	 * ('schema.table'): letters, digits and '_'.
+	 */
+	private String table = "idempotency_record";
+
+	/**
+	 * When to create the table (and its index) at startup, unless it exists, with the
+	 * schema script of the database shipped in idempotency-jdbc. As spring.sql.init.mode:
+	 * 'embedded' creates it only in an embedded database, which the store does not run
+	 * on, so in practice never.
+	 */
+	private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
+
+	/**
+	 * Time between two runs of the cleanup of expired records, each run deleting batches
+	 * until none is left. 0 to run no cleanup (expired records then stay until their key
+	 * is used again).
+	 */
+	private Duration cleanupInterval = Duration.ofMinutes(1);
+
+	/**
+	 * Maximum number of expired records one statement of the cleanup deletes.
+	 */
+	private int cleanupBatchSize = 500;
+
+	public String getTable() {
+		return this.table;
+	}
+
+	public void setTable(String table) {
+		this.table = table;
+	}
+
+	public InitializeSchema getInitializeSchema() {
+		return this.initializeSchema;
+	}
+
+	public void setInitializeSchema(InitializeSchema initializeSchema) {
+		this.initializeSchema = initializeSchema;
+	}
+
+	public Duration getCleanupInterval() {
+		return this.cleanupInterval;
+	}
+
+	public void setCleanupInterval(Duration cleanupInterval) {
+		this.cleanupInterval = cleanupInterval;
+	}
+
+	public int getCleanupBatchSize() {
+		return this.cleanupBatchSize;
+	}
+
+	public void setCleanupBatchSize(int cleanupBatchSize) {
+		this.cleanupBatchSize = cleanupBatchSize;
+	}
+
+	/**
+	 * When to create the table of the JDBC store, with the semantics of Spring Boot's
+	 * {@code DatabaseInitializationMode}.
+	 */
+	public enum InitializeSchema {
+
+		/**
+		 * Only in an embedded database (H2, HSQLDB, Derby), as spring.sql.init.mode's
+		 * default: never in PostgreSQL, MariaDB or MySQL.
+		 */
+		EMBEDDED,
+
+		/**
+		 * Always, unless it exists.
+		 */
+		ALWAYS,
+
+		/**
+		 * Never: the application's migrations (Flyway, Liquibase) create it.
+		 */
+		NEVER
+
+	}
+
+}
