@@ -1,0 +1,113 @@
+package dev.idempotency.store.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.util.Assert;
+
+/**
+ * The schema of the JDBC store: the table and its index, created by a script per database
+ * in this jar, {@value #POSTGRESQL_SCRIPT} and {@value #MARIADB_SCRIPT} (for MariaDB and
+ * MySQL). Each script only creates what is missing, so running it on every start is
+ * harmless. Applications that manage their schema with Flyway or Liquibase copy the
+ * script into their migrations, replacing {@code ${table}} with the table's name
+ * (optionally schema-qualified) and {@code ${table_name}} with that name without its
+ * schema.
+ */
+public final class JdbcSchema {
+
+	/**
+	 * Class path location of the PostgreSQL script.
+	 */
+	public static final String POSTGRESQL_SCRIPT = "dev/idempotency/store/jdbc/schema-postgresql.sql";
+
+	/**
+	 * Class path location of the MariaDB and MySQL script.
+	 */
+	public static final String MARIADB_SCRIPT = "dev/idempotency/store/jdbc/schema-mariadb.sql";
+
+	private JdbcSchema() {
+	}
+
+	/**
+	 * Create the store's table and index in a database, unless they exist, with the
+	 * script of that database, each statement committed at once on a connection of its
+	 * own.
+	 * @param dataSource the database
+	 * @param table the table, {@code table} or {@code schema.table}: letters, digits and
+	 * {@code _}
+	 * @throws IllegalArgumentException if the table name is not such an identifier
+	 * @throws IllegalStateException if the database is not supported, or a statement
+	 * fails, saying which
+	 */
+	public static void initialize(DataSource dataSource, String table) {
+		Assert.notNull(dataSource, "'dataSource' must not be null");
+		TableName name = TableName.of(table);
+		JdbcDialect dialect;
+		try {
+			dialect = JdbcDialect.detect(dataSource, name);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(
+					"Could not reach the database to create the idempotency table " + name + ": " + ex.getMessage(),
+					ex);
+		}
+		List<String> statements = statements(dialect.schemaScript(), name);
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			boolean autoCommit = connection.getAutoCommit();
+			connection.setAutoCommit(true);
+			try {
+				for (String sql : statements) {
+					statement.execute(sql);
+				}
+			}
+			finally {
+				connection.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not create the idempotency table " + name + " on " + dialect.name()
+					+ " with " + dialect.schemaScript() + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Return the statements of a script, its comments left out and its placeholders
+	 * replaced.
+	 */
+	static List<String> statements(String script, TableName table) {
+		String text;
+		try (InputStream in = new ClassPathResource(script, JdbcSchema.class.getClassLoader()).getInputStream()) {
+			text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not read " + script, ex);
+		}
+		StringBuilder code = new StringBuilder();
+		for (String line : text.split("\n")) {
+			if (!line.strip().startsWith("--")) {
+				code.append(line).append('\n');
+			}
+		}
+		String substituted = code.toString()
+			.replace("${table}", table.qualified())
+			.replace("${table_name}", table.simple());
+		List<String> statements = new ArrayList<>();
+		for (String statement : substituted.split(";")) {
+			if (!statement.isBlank()) {
+				statements.add(statement.strip());
+			}
+		}
+		return statements;
+	}
+
+}

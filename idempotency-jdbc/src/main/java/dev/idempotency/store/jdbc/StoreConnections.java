@@ -1,0 +1,102 @@
+package dev.idempotency.store.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The connections the store's statements run on: one of the store's own, taken from the
+ * data source and in auto-commit mode, so that what it writes commits at once whatever
+ * transaction the calling thread is in; or, for a completion, the connection of the
+ * caller's Spring-managed transaction on the same data source.
+ */
+final class StoreConnections {
+
+	private static final int MAX_ATTEMPTS = 10;
+
+	private final DataSource dataSource;
+
+	StoreConnections(DataSource dataSource) {
+		this.dataSource = dataSource;
+	}
+
+	DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	/**
+	 * Return whether a Spring-managed transaction is active on the calling thread with a
+	 * connection of this data source bound to it.
+	 */
+	boolean inTransaction() {
+		return TransactionSynchronizationManager.isActualTransactionActive()
+				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder;
+	}
+
+	/**
+	 * Run work on a connection of the store's own: never the one a caller's transaction
+	 * holds ({@link DataSourceUtils} is not used), committed statement by statement, run
+	 * again when a deadlock or a serialization failure undid it.
+	 */
+	<T> T own(JdbcDialect dialect, SqlWork<T> work) throws SQLException {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return ownOnce(work);
+			}
+			catch (SQLException ex) {
+				// A deadlock or serialization failure undid the statement alone, in its
+				// own
+				// transaction: it runs again (MariaDB's gap and insert-intention locks
+				// deadlock concurrent inserts of one key)
+				if (attempt >= MAX_ATTEMPTS || !dialect.isRetryable(ex)) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	private <T> T ownOnce(SqlWork<T> work) throws SQLException {
+		try (Connection connection = this.dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			if (!autoCommit) {
+				connection.setAutoCommit(true);
+			}
+			try {
+				return work.run(connection);
+			}
+			finally {
+				if (!autoCommit) {
+					connection.setAutoCommit(false);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Run work on the connection of the caller's transaction; the caller checked
+	 * {@link #inTransaction()}. Never run again on failure: a deadlock rolls the whole
+	 * transaction back, and after any error PostgreSQL refuses every statement of it.
+	 */
+	<T> T joined(SqlWork<T> work) throws SQLException {
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		try {
+			return work.run(connection);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	@FunctionalInterface
+	interface SqlWork<T> {
+
+		T run(Connection connection) throws SQLException;
+
+	}
+
+}
