@@ -133,6 +133,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * Return {@code true} when a Spring-managed transaction is active on the calling
 	 * thread with a connection of this store's data source bound to it: a completion now
 	 * runs on that connection.
+	 * @return whether completing a record now joins the current transaction
 	 */
 	@Override
 	public boolean joinsCurrentTransaction() {

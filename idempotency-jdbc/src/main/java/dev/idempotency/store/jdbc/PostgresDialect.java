@@ -40,12 +40,17 @@ final class PostgresDialect extends JdbcDialect {
 
 	PostgresDialect(TableName table) {
 		super(table, statements(table.qualified()));
+		// The insert is tried only when the statement's snapshot holds no row: on a row
+		// that an open transaction has updated (a completion inside a caller's
+		// transaction), its unique check would wait for that transaction to end
 		this.acquire = NamedSql.of(String.format(NOW
-				+ ", inserted AS (INSERT INTO %1$s (record_key, state, fence, owner, takeover, started_at, lease_until, "
+				+ ", existing AS MATERIALIZED (SELECT * FROM %1$s WHERE record_key = :key), "
+				+ "inserted AS (INSERT INTO %1$s (record_key, state, fence, owner, takeover, started_at, lease_until, "
 				+ "expires_at, fingerprint) SELECT :key, 'IN_PROGRESS', 1, :owner, FALSE, now.t, " + LEASE + ", "
-				+ LEASE_AND_RETENTION + ", :fingerprint FROM now ON CONFLICT (record_key) DO NOTHING RETURNING 1) "
+				+ LEASE_AND_RETENTION + ", :fingerprint FROM now WHERE NOT EXISTS (SELECT 1 FROM existing) "
+				+ "ON CONFLICT (record_key) DO NOTHING RETURNING 1) "
 				+ "SELECT (SELECT count(*) FROM inserted), now.t, " + COLUMNS
-				+ " FROM now LEFT JOIN %1$s AS r ON r.record_key = :key", table.qualified()));
+				+ " FROM now LEFT JOIN existing AS r ON TRUE", table.qualified()));
 	}
 
 	private static DialectStatements statements(String table) {
@@ -86,8 +91,8 @@ final class PostgresDialect extends JdbcDialect {
 	}
 
 	/**
-	 * One round trip: the insert does nothing on a conflict, and the same statement reads
-	 * the row it conflicted with. That read sees the statement's snapshot, so a row
+	 * One round trip: the statement reads the row and inserts one only when there is
+	 * none, doing nothing on a conflict. The read sees the statement's snapshot, so a row
 	 * committed after it was taken is not seen: the acquire then reads again.
 	 */
 	@Override

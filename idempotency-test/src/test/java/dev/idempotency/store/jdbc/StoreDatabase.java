@@ -2,6 +2,7 @@ package dev.idempotency.store.jdbc;
 
 import java.util.function.Consumer;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.test.jdbc.DatabaseKind;
 import dev.idempotency.test.jdbc.TestDatabase;
@@ -45,10 +46,15 @@ final class StoreDatabase implements AutoCloseable {
 	 * Open another pool on the same database, configured further by the caller, which
 	 * closes it.
 	 */
-	HikariDataSource newDataSource(int poolSize, Consumer<HikariDataSource> configuration) {
-		HikariDataSource dataSource = this.database.dataSource(poolSize);
-		configuration.accept(dataSource);
-		return dataSource;
+	HikariDataSource newDataSource(int poolSize, Consumer<HikariConfig> configuration) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(this.database.url());
+		config.setUsername(this.database.username());
+		config.setPassword(this.database.password());
+		config.setMaximumPoolSize(poolSize);
+		config.setMinimumIdle(0);
+		configuration.accept(config);
+		return new HikariDataSource(config);
 	}
 
 	@Override

@@ -1,0 +1,47 @@
+package dev.idempotency.store.jdbc;
+
+import java.time.Duration;
+
+import com.zaxxer.hikari.HikariConfig;
+import dev.idempotency.test.jdbc.DatabaseKind;
+import org.junit.jupiter.api.BeforeAll;
+
+class PostgresJdbcIdempotencyStoreTests extends JdbcIdempotencyStoreTests {
+
+	@BeforeAll
+	static void createDatabase() {
+		createDatabase(StoreDatabase.create(DatabaseKind.POSTGRESQL, 8));
+	}
+
+	// A clock_timestamp() of another schema, searched before pg_catalog, stands for the
+	// database's clock
+	@Override
+	void skewClock(HikariConfig dataSource, Duration shift) {
+		String schema = "skew_" + ((shift.isNegative()) ? "behind" : "ahead");
+		database().jdbc().execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+		database().jdbc()
+			.execute("CREATE OR REPLACE FUNCTION " + schema + ".clock_timestamp() RETURNS timestamptz AS "
+					+ "'SELECT pg_catalog.clock_timestamp() + INTERVAL ''" + shift.toSeconds() + " seconds''' "
+					+ "LANGUAGE SQL");
+		dataSource.setConnectionInitSql("SET search_path = " + schema + ", pg_catalog, public");
+	}
+
+	@Override
+	String lockWaitsQuery() {
+		return "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+	}
+
+	@Override
+	void insertRow(String storedKey, String state, long fence) {
+		database().jdbc()
+			.update("INSERT INTO idempotency_record (record_key, state, fence, owner, takeover, started_at, "
+					+ "lease_until, expires_at) VALUES (?, ?, ?, 'someone', FALSE, now(), now() + INTERVAL '1 hour', "
+					+ "now() + INTERVAL '1 hour')", storedKey, state, fence);
+	}
+
+	@Override
+	String createSchemaStatement(String schema) {
+		return "CREATE SCHEMA " + schema;
+	}
+
+}
