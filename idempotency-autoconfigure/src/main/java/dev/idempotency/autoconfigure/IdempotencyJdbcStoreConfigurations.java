@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import dev.idempotency.autoconfigure.IdempotencyJdbcProperties.InitializeSchema;
 import dev.idempotency.store.IdempotencyStore;
@@ -101,23 +102,32 @@ final class IdempotencyJdbcStoreConfigurations {
 	/**
 	 * Create the table when {@code idempotency.jdbc.initialize-schema} says so, as
 	 * {@code spring.sql.init.mode} would: {@code embedded} only in a database that Spring
-	 * Boot calls embedded (which is unsupported by the store, so the script then fails,
-	 * saying so), and a database that cannot be reached is not embedded.
+	 * Boot calls embedded, which the store does not run on, so that startup then fails,
+	 * saying so; a database that cannot be reached is not embedded.
 	 */
 	static void initializeSchema(DataSource dataSource, IdempotencyJdbcProperties jdbc) {
 		InitializeSchema mode = jdbc.getInitializeSchema();
-		if (mode == InitializeSchema.ALWAYS || (mode == InitializeSchema.EMBEDDED && isEmbedded(dataSource))) {
+		String embedded = (mode == InitializeSchema.EMBEDDED) ? embeddedProduct(dataSource) : null;
+		if (embedded != null) {
+			throw new FailureAnalyzedException(
+					"The JDBC idempotency store does not run on " + embedded
+							+ ", an embedded database (idempotency.jdbc.initialize-schema=embedded)",
+					"Use PostgreSQL, MariaDB or MySQL for the DataSource, or set idempotency.store to 'memory' "
+							+ "where an embedded database is used (such as in tests).");
+		}
+		if (mode == InitializeSchema.ALWAYS) {
 			JdbcSchema.initialize(dataSource, jdbc.getTable());
 			logger.debug("Created the idempotency table " + jdbc.getTable() + " unless it existed");
 		}
 	}
 
-	private static boolean isEmbedded(DataSource dataSource) {
+	private static @Nullable String embeddedProduct(DataSource dataSource) {
 		try (Connection connection = dataSource.getConnection()) {
-			return EMBEDDED.contains(connection.getMetaData().getDatabaseProductName());
+			String product = connection.getMetaData().getDatabaseProductName();
+			return EMBEDDED.contains(product) ? product : null;
 		}
 		catch (SQLException | RuntimeException ex) {
-			return false;
+			return null;
 		}
 	}
 

@@ -31,6 +31,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -211,6 +213,20 @@ class IdempotencyJdbcStoreConfigurationTests {
 					"idempotency.jdbc.initialize-schema=never")
 			.run((context) -> assertThat(context).hasNotFailed());
 		assertThat(tableExists(table)).isFalse();
+	}
+
+	@Test
+	void embeddedFailsStartupOnAnEmbeddedDatabaseWhichTheStoreDoesNotRunOn() {
+		this.contextRunner.withPropertyValues("idempotency.store=jdbc")
+			.withBean(DataSource.class,
+					() -> new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+						.setName("idem-" + UUID.randomUUID())
+						.build())
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(FailureAnalyzedException.class)
+				.hasMessage("The JDBC idempotency store does not run on H2, an embedded database "
+						+ "(idempotency.jdbc.initialize-schema=embedded)"));
 	}
 
 	@Test
