@@ -18,8 +18,8 @@ public class IdempotencyJdbcProperties {
 	/**
 	 * When to create the table (and its index) at startup, unless it exists, with the
 	 * schema script of the database shipped in idempotency-jdbc. As spring.sql.init.mode:
-	 * 'embedded' creates it only in an embedded database, which the store does not run
-	 * on, so in practice never.
+	 * 'embedded' only in an embedded database (such as H2), which the store does not run
+	 * on, so that startup fails saying so; never in PostgreSQL, MariaDB or MySQL.
 	 */
 	private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
 
