@@ -7,7 +7,9 @@ import javax.sql.DataSource;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
 
 /**
  * The connections the store's statements run on: one of the store's own, taken from the
@@ -22,7 +24,17 @@ final class StoreConnections {
 	private final DataSource dataSource;
 
 	StoreConnections(DataSource dataSource) {
-		this.dataSource = dataSource;
+		// Spring's transaction managers bind their transactions to this proxy's target,
+		// and the proxy hands out the connection of such a transaction: taken as one of
+		// the store's own and set to auto-commit, it would commit the caller's writes
+		if (dataSource instanceof TransactionAwareDataSourceProxy proxy) {
+			DataSource target = proxy.getTargetDataSource();
+			Assert.notNull(target, "'dataSource' is a TransactionAwareDataSourceProxy without a target");
+			this.dataSource = target;
+		}
+		else {
+			this.dataSource = dataSource;
+		}
 	}
 
 	DataSource dataSource() {

@@ -1,0 +1,94 @@
+package dev.idempotency.store.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+
+import dev.idempotency.store.AcquireRequest;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
+import dev.idempotency.store.StoredResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An adversary's cases: data sources and transactions the store may be given that are not
+ * the plain pool and read-write transaction of its other tests. Each database's test
+ * class runs them on a database of its own.
+ */
+abstract class JdbcStoreAdversarialTests {
+
+	static final Duration LEASE = Duration.ofSeconds(30);
+
+	static final Duration RETENTION = Duration.ofMinutes(10);
+
+	private static StoreDatabase database;
+
+	JdbcIdempotencyStore store;
+
+	RecordKey key;
+
+	static void createDatabase(StoreDatabase created) {
+		database = created;
+		database.jdbc().execute("CREATE TABLE adversary_row (id VARCHAR(100) PRIMARY KEY)");
+	}
+
+	@AfterAll
+	static void closeDatabase() {
+		database.close();
+	}
+
+	@BeforeEach
+	void createStore() {
+		this.store = new JdbcIdempotencyStore(database.dataSource());
+		this.key = new RecordKey("adversary", UUID.randomUUID().toString());
+	}
+
+	static StoreDatabase database() {
+		return database;
+	}
+
+	// Spring's transaction manager unwraps this proxy and binds its transaction to the
+	// target; a store given the proxy must do as much, or its own connections are the
+	// caller's, and setting them to auto-commit commits the caller's transaction
+	@Test
+	void aStoreOnATransactionAwareProxyNeitherCommitsNorMissesTheCallersTransaction() {
+		TransactionAwareDataSourceProxy proxy = new TransactionAwareDataSourceProxy(database.dataSource());
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(proxy);
+		String id = "proxied-" + this.key.key();
+		new TransactionTemplate(new DataSourceTransactionManager(proxy)).executeWithoutResult((status) -> {
+			new JdbcTemplate(proxy).update("INSERT INTO adversary_row (id) VALUES (?)", id);
+			store.acquire(this.key, request("a"));
+			assertThat(store.joinsCurrentTransaction()).isTrue();
+			assertThat(store.complete(this.key, "a", 1, StoredResult.of(bytes("done")), RETENTION)).isTrue();
+			status.setRollbackOnly();
+		});
+		assertThat(adversaryRows(id)).isZero();
+		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+	}
+
+	static AcquireRequest request(String owner) {
+		return new AcquireRequest(owner, LEASE, RETENTION, null);
+	}
+
+	static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	static TransactionTemplate transactions(javax.sql.DataSource dataSource) {
+		return new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+	}
+
+	static int adversaryRows(String id) {
+		return database.jdbc().queryForObject("SELECT count(*) FROM adversary_row WHERE id = ?", Integer.class, id);
+	}
+
+}
