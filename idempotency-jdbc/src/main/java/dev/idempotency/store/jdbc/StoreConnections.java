@@ -42,11 +42,14 @@ final class StoreConnections {
 	}
 
 	/**
-	 * Return whether a Spring-managed transaction is active on the calling thread with a
-	 * connection of this data source bound to it.
+	 * Return whether a Spring-managed read-write transaction is active on the calling
+	 * thread with a connection of this data source bound to it. A read-only transaction
+	 * is not joined: the database refuses the completion's update in it, and the caller
+	 * wrote nothing in it to commit with the record.
 	 */
 	boolean inTransaction() {
 		return TransactionSynchronizationManager.isActualTransactionActive()
+				&& !TransactionSynchronizationManager.isCurrentTransactionReadOnly()
 				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder;
 	}
 

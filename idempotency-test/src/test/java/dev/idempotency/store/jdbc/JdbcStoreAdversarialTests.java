@@ -75,6 +75,22 @@ abstract class JdbcStoreAdversarialTests {
 		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
 	}
 
+	// A read-only transaction refuses the completion's UPDATE (PostgreSQL: 25006); the
+	// caller cannot have written in it, so the record completes after it, as it would
+	// with a store that does not join
+	@Test
+	void aReadOnlyTransactionIsNotJoined() {
+		this.store.acquire(this.key, request("a"));
+		TransactionTemplate readOnly = transactions(database.dataSource());
+		readOnly.setReadOnly(true);
+		readOnly.executeWithoutResult((status) -> {
+			database.jdbc().queryForObject("SELECT count(*) FROM adversary_row", Integer.class);
+			assertThat(this.store.joinsCurrentTransaction()).isFalse();
+			assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("done")), RETENTION)).isTrue();
+		});
+		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+	}
+
 	static AcquireRequest request(String owner) {
 		return new AcquireRequest(owner, LEASE, RETENTION, null);
 	}
