@@ -43,14 +43,27 @@ final class StoreConnections {
 
 	/**
 	 * Return whether a Spring-managed read-write transaction is active on the calling
-	 * thread with a connection of this data source bound to it. A read-only transaction
-	 * is not joined: the database refuses the completion's update in it, and the caller
-	 * wrote nothing in it to commit with the record.
+	 * thread with a connection of this data source bound to it, in that transaction. A
+	 * read-only transaction is not joined: the database refuses the completion's update
+	 * in it, and the caller wrote nothing in it to commit with the record.
 	 */
 	boolean inTransaction() {
 		return TransactionSynchronizationManager.isActualTransactionActive()
 				&& !TransactionSynchronizationManager.isCurrentTransactionReadOnly()
-				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder;
+				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder
+				&& holder.getConnectionHandle() != null && inTransaction(holder.getConnection());
+	}
+
+	// A connection bound for the synchronization of a transaction on another data source,
+	// used without a transaction of its own, is in auto-commit mode: a completion on it
+	// would commit at once, whatever that transaction's outcome
+	private static boolean inTransaction(Connection connection) {
+		try {
+			return !connection.getAutoCommit();
+		}
+		catch (SQLException ex) {
+			return false;
+		}
 	}
 
 	/**

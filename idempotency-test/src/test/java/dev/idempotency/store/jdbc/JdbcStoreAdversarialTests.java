@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.store.AcquireRequest;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
@@ -89,6 +90,21 @@ abstract class JdbcStoreAdversarialTests {
 			assertThat(this.store.complete(this.key, "a", 1, StoredResult.of(bytes("done")), RETENTION)).isTrue();
 		});
 		assertThat(this.store.read(this.key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+	}
+
+	// A transaction on another data source, in which the store's data source was used
+	// without one: Spring binds that connection, in auto-commit mode, to the thread for
+	// the transaction's synchronization. A completion on it would commit at once, while
+	// the engine, told it joins, would not wait for the transaction's outcome
+	@Test
+	void aConnectionBoundWithoutATransactionOfItsOwnIsNotJoined() {
+		try (HikariDataSource other = database.newDataSource(1, (config) -> {
+		})) {
+			transactions(other).executeWithoutResult((status) -> {
+				database.jdbc().queryForObject("SELECT count(*) FROM adversary_row", Integer.class);
+				assertThat(this.store.joinsCurrentTransaction()).isFalse();
+			});
+		}
 	}
 
 	static AcquireRequest request(String owner) {
