@@ -2,7 +2,13 @@ package dev.idempotency.store.jdbc;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.store.AcquireRequest;
@@ -107,6 +113,32 @@ abstract class JdbcStoreAdversarialTests {
 		}
 	}
 
+	// Instances starting together each run the schema script: PostgreSQL's IF NOT EXISTS
+	// checks the catalog before it inserts, so two creations of one table or index can
+	// both pass it, and the second fails on a unique index of the catalog (23505)
+	@Test
+	void instancesStartingTogetherAllCreateTheSchema() throws Exception {
+		try (HikariDataSource pool = database.newDataSource(8, (config) -> {
+		})) {
+			for (int round = 0; round < 10; round++) {
+				String table = "together_" + round + "_" + UUID.randomUUID().toString().substring(0, 8);
+				CountDownLatch start = new CountDownLatch(1);
+				List<CompletableFuture<Void>> instances = new ArrayList<>();
+				for (int i = 0; i < 8; i++) {
+					instances.add(CompletableFuture.runAsync(() -> {
+						await(start);
+						JdbcSchema.initialize(pool, table);
+					}, Executors.newSingleThreadExecutor()));
+				}
+				start.countDown();
+				for (CompletableFuture<Void> instance : instances) {
+					instance.get(60, TimeUnit.SECONDS);
+				}
+				new JdbcIdempotencyStore(pool, table).acquire(this.key, request("a"));
+			}
+		}
+	}
+
 	static AcquireRequest request(String owner) {
 		return new AcquireRequest(owner, LEASE, RETENTION, null);
 	}
@@ -117,6 +149,16 @@ abstract class JdbcStoreAdversarialTests {
 
 	static TransactionTemplate transactions(javax.sql.DataSource dataSource) {
 		return new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+	}
+
+	static void await(CountDownLatch latch) {
+		try {
+			assertThat(latch.await(20, TimeUnit.SECONDS)).isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	static int adversaryRows(String id) {
