@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -34,6 +35,10 @@ public final class JdbcSchema {
 	 * Class path location of the MariaDB and MySQL script.
 	 */
 	public static final String MARIADB_SCRIPT = "dev/idempotency/store/jdbc/schema-mariadb.sql";
+
+	private static final int MAX_ATTEMPTS = 3;
+
+	private static final Set<String> CREATED_MEANWHILE = Set.of("23505", "42P07", "42710");
 
 	private JdbcSchema() {
 	}
@@ -67,7 +72,7 @@ public final class JdbcSchema {
 			connection.setAutoCommit(true);
 			try {
 				for (String sql : statements) {
-					statement.execute(sql);
+					execute(statement, sql);
 				}
 			}
 			finally {
@@ -77,6 +82,24 @@ public final class JdbcSchema {
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not create the idempotency table " + name + " on " + dialect.name()
 					+ " with " + dialect.schemaScript() + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	// PostgreSQL's IF NOT EXISTS looks in the catalog before it writes to it: another
+	// instance creating the same table or index at that moment fails the statement on a
+	// unique index of the catalog (23505) or as a duplicate (42P07, 42710). Run again, it
+	// finds what the other one created
+	private static void execute(Statement statement, String sql) throws SQLException {
+		for (int attempt = 1;; attempt++) {
+			try {
+				statement.execute(sql);
+				return;
+			}
+			catch (SQLException ex) {
+				if (attempt >= MAX_ATTEMPTS || !CREATED_MEANWHILE.contains(ex.getSQLState())) {
+					throw ex;
+				}
+			}
 		}
 	}
 

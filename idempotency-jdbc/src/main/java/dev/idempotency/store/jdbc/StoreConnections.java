@@ -7,7 +7,9 @@ import javax.sql.DataSource;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
 
 /**
  * The connections the store's statements run on: one of the store's own, taken from the
@@ -22,7 +24,17 @@ final class StoreConnections {
 	private final DataSource dataSource;
 
 	StoreConnections(DataSource dataSource) {
-		this.dataSource = dataSource;
+		// Spring's transaction managers bind their transactions to this proxy's target,
+		// and the proxy hands out the connection of such a transaction: taken as one of
+		// the store's own and set to auto-commit, it would commit the caller's writes
+		if (dataSource instanceof TransactionAwareDataSourceProxy proxy) {
+			DataSource target = proxy.getTargetDataSource();
+			Assert.notNull(target, "'dataSource' is a TransactionAwareDataSourceProxy without a target");
+			this.dataSource = target;
+		}
+		else {
+			this.dataSource = dataSource;
+		}
 	}
 
 	DataSource dataSource() {
@@ -30,12 +42,28 @@ final class StoreConnections {
 	}
 
 	/**
-	 * Return whether a Spring-managed transaction is active on the calling thread with a
-	 * connection of this data source bound to it.
+	 * Return whether a Spring-managed read-write transaction is active on the calling
+	 * thread with a connection of this data source bound to it, in that transaction. A
+	 * read-only transaction is not joined: the database refuses the completion's update
+	 * in it, and the caller wrote nothing in it to commit with the record.
 	 */
 	boolean inTransaction() {
 		return TransactionSynchronizationManager.isActualTransactionActive()
-				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder;
+				&& !TransactionSynchronizationManager.isCurrentTransactionReadOnly()
+				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder
+				&& holder.getConnectionHandle() != null && inTransaction(holder.getConnection());
+	}
+
+	// A connection bound for the synchronization of a transaction on another data source,
+	// used without a transaction of its own, is in auto-commit mode: a completion on it
+	// would commit at once, whatever that transaction's outcome
+	private static boolean inTransaction(Connection connection) {
+		try {
+			return !connection.getAutoCommit();
+		}
+		catch (SQLException ex) {
+			return false;
+		}
 	}
 
 	/**

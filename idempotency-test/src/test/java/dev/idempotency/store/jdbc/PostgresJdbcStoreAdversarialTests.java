@@ -1,0 +1,13 @@
+package dev.idempotency.store.jdbc;
+
+import dev.idempotency.test.jdbc.DatabaseKind;
+import org.junit.jupiter.api.BeforeAll;
+
+class PostgresJdbcStoreAdversarialTests extends JdbcStoreAdversarialTests {
+
+	@BeforeAll
+	static void createDatabase() {
+		createDatabase(StoreDatabase.create(DatabaseKind.POSTGRESQL, 4));
+	}
+
+}
