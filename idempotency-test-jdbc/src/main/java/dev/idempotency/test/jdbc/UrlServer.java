@@ -9,7 +9,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A running server given by its URL: databases are created on it and left there, under
- * names that start with {@value #PREFIX}, for whoever runs it to drop.
+ * names that start with {@value #PREFIX}, for whoever runs it to drop (a server the tests
+ * started drops them with its data).
  */
 final class UrlServer implements TestDatabaseServer {
 
@@ -21,10 +22,27 @@ final class UrlServer implements TestDatabaseServer {
 
 	private final JdbcUrl parsed;
 
+	private final String description;
+
 	UrlServer(DatabaseKind kind, String url) {
 		this.kind = kind;
 		this.url = url;
 		this.parsed = JdbcUrl.parse(url);
+		this.description = kind.label() + " at " + this.parsed.withDatabase(this.parsed.database()) + " ("
+				+ kind.urlVariable() + ")";
+	}
+
+	/**
+	 * Create a server at a URL that the tests started.
+	 * @param kind the kind of server
+	 * @param url its URL
+	 * @param description where it comes from, for messages
+	 */
+	UrlServer(DatabaseKind kind, String url, String description) {
+		this.kind = kind;
+		this.url = url;
+		this.parsed = JdbcUrl.parse(url);
+		this.description = description;
 	}
 
 	@Override
@@ -50,8 +68,7 @@ final class UrlServer implements TestDatabaseServer {
 
 	@Override
 	public String describe() {
-		return this.kind.label() + " at " + this.parsed.withDatabase(this.parsed.database()) + " ("
-				+ this.kind.urlVariable() + ")";
+		return this.description;
 	}
 
 }
