@@ -43,7 +43,9 @@ final class PostgresDialect extends JdbcDialect {
 		this.acquire = NamedSql.of(String.format(NOW
 				+ ", inserted AS (INSERT INTO %1$s (record_key, state, fence, owner, takeover, started_at, lease_until, "
 				+ "expires_at, fingerprint) SELECT :key, 'IN_PROGRESS', 1, :owner, FALSE, now.t, " + LEASE + ", "
-				+ LEASE_AND_RETENTION + ", :fingerprint FROM now ON CONFLICT (record_key) DO NOTHING RETURNING 1) "
+				+ LEASE_AND_RETENTION
+				+ ", :fingerprint FROM now WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE record_key = :key) "
+				+ "ON CONFLICT (record_key) DO NOTHING RETURNING 1) "
 				+ "SELECT (SELECT count(*) FROM inserted), now.t, " + COLUMNS
 				+ " FROM now LEFT JOIN %1$s AS r ON r.record_key = :key", table.qualified()));
 	}
@@ -87,8 +89,10 @@ final class PostgresDialect extends JdbcDialect {
 
 	/**
 	 * One round trip: the insert does nothing on a conflict, and the same statement reads
-	 * the row it conflicted with. That read sees the statement's snapshot, so a row
-	 * committed after it was taken is not seen: the acquire then reads again.
+	 * the row it conflicted with. It is not even tried on a row the statement's snapshot
+	 * sees: its unique check would wait for a caller's transaction whose completion holds
+	 * that row, however long it stays open. That read sees the statement's snapshot, so a
+	 * row committed after it was taken is not seen: the acquire then reads again.
 	 */
 	@Override
 	AcquireStart start(Connection connection, Params params) throws SQLException {

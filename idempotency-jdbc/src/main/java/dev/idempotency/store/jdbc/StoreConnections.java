@@ -13,7 +13,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * The connections the store's statements run on: one of the store's own, taken from the
  * data source and in auto-commit mode, so that what it writes commits at once whatever
  * transaction the calling thread is in; or, for a completion, the connection of the
- * caller's Spring-managed transaction on the same data source.
+ * caller's Spring-managed transaction on the same data source. The store's own may come
+ * from a pool of their own, so that callers holding every connection of the application's
+ * pool in their transactions never starve the store's statements.
  */
 final class StoreConnections {
 
@@ -21,12 +23,19 @@ final class StoreConnections {
 
 	private final DataSource dataSource;
 
-	StoreConnections(DataSource dataSource) {
+	private final DataSource ownDataSource;
+
+	StoreConnections(DataSource dataSource, DataSource ownDataSource) {
 		this.dataSource = dataSource;
+		this.ownDataSource = ownDataSource;
 	}
 
-	DataSource dataSource() {
-		return this.dataSource;
+	/**
+	 * Return the data source of the store's own connections, which the database is
+	 * recognised on.
+	 */
+	DataSource ownDataSource() {
+		return this.ownDataSource;
 	}
 
 	/**
@@ -61,7 +70,7 @@ final class StoreConnections {
 	}
 
 	private <T> T ownOnce(SqlWork<T> work) throws SQLException {
-		try (Connection connection = this.dataSource.getConnection()) {
+		try (Connection connection = this.ownDataSource.getConnection()) {
 			boolean autoCommit = connection.getAutoCommit();
 			if (!autoCommit) {
 				connection.setAutoCommit(true);
