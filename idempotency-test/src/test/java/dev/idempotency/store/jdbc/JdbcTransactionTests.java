@@ -120,6 +120,24 @@ abstract class JdbcTransactionTests {
 	}
 
 	@Test
+	void rollbackAfterABatchCompletedInsideTheTransactionReleasesEachRecord() {
+		IdempotentExecutor executor = executor(store(), Duration.ofSeconds(30));
+		List<String> keys = List.of(key(), key());
+		transactions().executeWithoutResult((status) -> {
+			executor.executeAll(NAME, keys, (item) -> item, String.class, (item) -> {
+				this.runs.incrementAndGet();
+				this.database.jdbc().update("INSERT INTO payment (id) VALUES (?)", item);
+				return "paid " + item;
+			});
+			status.setRollbackOnly();
+		});
+		assertThat(keys).allSatisfy((key) -> {
+			assertThat(payments(key)).isZero();
+			assertThat(state(key)).isEqualTo(RecordState.FAILED);
+		});
+	}
+
+	@Test
 	void exceptionAfterTheCallRollsBackAndReleases() {
 		IdempotentExecutor executor = executor(store(), Duration.ofSeconds(30));
 		String key = key();
