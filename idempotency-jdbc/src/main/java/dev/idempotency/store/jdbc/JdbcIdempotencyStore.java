@@ -91,7 +91,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * transactions at once, every one of them waits for a connection that none gives
 	 * back, until the pool's connection timeout. A small pool of the store's own (two to
 	 * four connections: its statements are short, and never wait for a lock that a
-	 * caller's transaction holds, save a release) removes that.
+	 * caller's transaction holds, save the release after a commit whose outcome is
+	 * unknown) removes that. It must reach the same database as {@code dataSource}; see
+	 * docs/transactions.md for sizing.
 	 * @param dataSource the database of the callers' transactions, which a completion
 	 * joins
 	 * @param ownDataSource the same database, for the store's own statements
