@@ -85,6 +85,16 @@ final class AfterCommit implements TransactionOutcome {
 	}
 
 	/**
+	 * Return whether a record completed now joins the Spring-managed transaction the
+	 * calling thread runs in: one thread-local read when there is none.
+	 * @param store the engine's store
+	 * @return whether a Spring-managed transaction is active that the store joins
+	 */
+	static boolean joins(IdempotencyStore store) {
+		return TRANSACTIONS_PRESENT && SpringTransactions.isActive() && store.joinsCurrentTransaction();
+	}
+
+	/**
 	 * Return what holds a record in the calling thread's transaction: a call of that very
 	 * transaction that ran the method for it, whose record waits for the transaction to
 	 * end. Asked only of a record found in progress.

@@ -111,6 +111,11 @@ final class BatchCall<I> {
 				new BatchAfterCommit<>(this.steps.recorder(), this.steps.outcomes(), this.operation, ran).register();
 			}
 			else {
+				if (!ran.isEmpty() && AfterCommit.joins(this.steps.store())) {
+					// Completed inside the caller's transaction: released if it does not
+					// commit
+					ran.forEach((slot) -> this.steps.outcomes().releaseAfterRollback(this.operation, slot.attempt()));
+				}
 				this.steps.recorder().record(this.operation, taken);
 			}
 		}

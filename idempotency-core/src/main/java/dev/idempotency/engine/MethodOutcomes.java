@@ -78,6 +78,14 @@ final class MethodOutcomes {
 	}
 
 	/**
+	 * Release an attempt's record once the transaction that the store joins, and that its
+	 * outcome is about to be recorded in, has ended without a commit.
+	 */
+	void releaseAfterRollback(Operation operation, Attempt attempt) {
+		JoinedTransaction.releaseAfterRollback(this.recorder, operation, attempt);
+	}
+
+	/**
 	 * Store the value of a method that ran, and report the outcome.
 	 * @throws IdempotencyLockLostException if another attempt took the record over
 	 * @throws IdempotencyCompletionException if the store kept failing

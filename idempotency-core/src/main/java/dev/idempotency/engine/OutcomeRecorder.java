@@ -78,10 +78,15 @@ final class OutcomeRecorder {
 	 */
 	void complete(Attempt attempt, StoredResult stored, Duration retention, long deadlineNanos) {
 		boolean completed;
+		BooleanSupplier completion = () -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(),
+				stored, retention);
 		try {
-			completed = retried(attempt,
-					() -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(), stored, retention),
-					deadlineNanos);
+			// Never again inside a transaction the store joins: a failed statement may
+			// have aborted it (PostgreSQL then refuses every statement until the
+			// rollback) or a deadlock rolled it back; the exception rolls it back, and
+			// the record is released after (JoinedTransaction)
+			completed = AfterCommit.joins(this.store) ? completion.getAsBoolean()
+					: retried(attempt, completion, deadlineNanos);
 		}
 		catch (RuntimeException ex) {
 			throw unconfirmed(attempt, ex);

@@ -46,6 +46,24 @@ final class SpringTransactions {
 	}
 
 	/**
+	 * Run an action once the transaction active now has ended without a commit: rolled
+	 * back, or with an outcome unknown.
+	 * @param action what to do then
+	 */
+	static void afterRollback(Runnable action) {
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public void afterCompletion(int status) {
+				if (status != STATUS_COMMITTED) {
+					action.run();
+				}
+			}
+
+		});
+	}
+
+	/**
 	 * Return what holds a record in the transaction active now, if a call of this very
 	 * transaction ran its method and waits for the end of it.
 	 * @param record the record

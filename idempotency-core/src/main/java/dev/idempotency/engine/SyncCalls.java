@@ -143,6 +143,7 @@ final class SyncCalls {
 				value = invocation.proceed();
 			}
 			catch (Throwable ex) {
+				joinedTransaction(operation, attempt);
 				this.outcomes.failed(call, operation, attempt, ex);
 				throw ex;
 			}
@@ -155,6 +156,7 @@ final class SyncCalls {
 				return new AfterCommit(this.outcomes, this.listeners, call, operation, attempt, takeover, value,
 						renewal, ticket);
 			}
+			joinedTransaction(operation, attempt);
 			this.outcomes.completed(call, operation, attempt, takeover, value);
 			return value;
 		}
@@ -162,6 +164,13 @@ final class SyncCalls {
 			if (!renewing) {
 				renewal.stop();
 			}
+		}
+	}
+
+	// Inside a transaction the store joins, the outcome commits or rolls back with it
+	private void joinedTransaction(Operation operation, Attempt attempt) {
+		if (AfterCommit.joins(this.store)) {
+			this.outcomes.releaseAfterRollback(operation, attempt);
 		}
 	}
 

@@ -79,8 +79,32 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * @throws IllegalArgumentException if the table name is not such an identifier
 	 */
 	public JdbcIdempotencyStore(DataSource dataSource, String table) {
+		this(dataSource, dataSource, table);
+	}
+
+	/**
+	 * Create a store whose own statements (acquire, renew, release, read, evict, and a
+	 * completion outside a transaction) run on connections of a pool of their own, while
+	 * a completion still joins a transaction on {@code dataSource}. A caller in a
+	 * transaction holds a connection of {@code dataSource} while the store needs another
+	 * for its acquire: when as many callers as that pool has connections are in such
+	 * transactions at once, every one of them waits for a connection that none gives
+	 * back, until the pool's connection timeout. A small pool of the store's own (two to
+	 * four connections: its statements are short, and never wait for a lock that a
+	 * caller's transaction holds, save the release after a commit whose outcome is
+	 * unknown) removes that. It must reach the same database as {@code dataSource}; see
+	 * docs/transactions.md for sizing.
+	 * @param dataSource the database of the callers' transactions, which a completion
+	 * joins
+	 * @param ownDataSource the same database, for the store's own statements
+	 * @param table the table, {@code table} or {@code schema.table}: letters, digits and
+	 * {@code _}
+	 * @throws IllegalArgumentException if the table name is not such an identifier
+	 */
+	public JdbcIdempotencyStore(DataSource dataSource, DataSource ownDataSource, String table) {
 		Assert.notNull(dataSource, "'dataSource' must not be null");
-		this.connections = new StoreConnections(dataSource);
+		Assert.notNull(ownDataSource, "'ownDataSource' must not be null");
+		this.connections = new StoreConnections(dataSource, ownDataSource);
 		this.table = TableName.of(table);
 	}
 
@@ -155,7 +179,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * @return the check
 	 */
 	public JdbcTableCheck tableCheck() {
-		return new JdbcTableCheck(this.connections.dataSource(), this.table);
+		return new JdbcTableCheck(this.connections.ownDataSource(), this.table);
 	}
 
 	@Override
@@ -190,7 +214,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private JdbcDialect detect() {
 		try {
-			return JdbcDialect.detect(this.connections.dataSource(), this.table);
+			return JdbcDialect.detect(this.connections.ownDataSource(), this.table);
 		}
 		catch (SQLException | IllegalStateException ex) {
 			throw new IdempotencyStoreException("Could not recognise the database of the JDBC idempotency store "

@@ -15,7 +15,9 @@ import org.springframework.util.Assert;
  * The connections the store's statements run on: one of the store's own, taken from the
  * data source and in auto-commit mode, so that what it writes commits at once whatever
  * transaction the calling thread is in; or, for a completion, the connection of the
- * caller's Spring-managed transaction on the same data source.
+ * caller's Spring-managed transaction on the same data source. The store's own may come
+ * from a pool of their own, so that callers holding every connection of the application's
+ * pool in their transactions never starve the store's statements.
  */
 final class StoreConnections {
 
@@ -23,22 +25,31 @@ final class StoreConnections {
 
 	private final DataSource dataSource;
 
-	StoreConnections(DataSource dataSource) {
-		// Spring's transaction managers bind their transactions to this proxy's target,
-		// and the proxy hands out the connection of such a transaction: taken as one of
-		// the store's own and set to auto-commit, it would commit the caller's writes
+	private final DataSource ownDataSource;
+
+	StoreConnections(DataSource dataSource, DataSource ownDataSource) {
+		this.dataSource = target(dataSource);
+		this.ownDataSource = target(ownDataSource);
+	}
+
+	// Spring's transaction managers bind their transactions to this proxy's target, and
+	// the proxy hands out the connection of such a transaction: taken as one of the
+	// store's own and set to auto-commit, it would commit the caller's writes
+	private static DataSource target(DataSource dataSource) {
 		if (dataSource instanceof TransactionAwareDataSourceProxy proxy) {
 			DataSource target = proxy.getTargetDataSource();
 			Assert.notNull(target, "'dataSource' is a TransactionAwareDataSourceProxy without a target");
-			this.dataSource = target;
+			return target;
 		}
-		else {
-			this.dataSource = dataSource;
-		}
+		return dataSource;
 	}
 
-	DataSource dataSource() {
-		return this.dataSource;
+	/**
+	 * Return the data source of the store's own connections, which the database is
+	 * recognised on.
+	 */
+	DataSource ownDataSource() {
+		return this.ownDataSource;
 	}
 
 	/**
@@ -89,7 +100,7 @@ final class StoreConnections {
 	}
 
 	private <T> T ownOnce(SqlWork<T> work) throws SQLException {
-		try (Connection connection = this.dataSource.getConnection()) {
+		try (Connection connection = this.ownDataSource.getConnection()) {
 			boolean autoCommit = connection.getAutoCommit();
 			if (!autoCommit) {
 				connection.setAutoCommit(true);
