@@ -35,6 +35,24 @@ public class IdempotencyJdbcProperties {
 	 */
 	private int cleanupBatchSize = 500;
 
+	/**
+	 * Maximum number of connections of the store's own pool, a copy of the application's
+	 * HikariCP pool for the statements the store runs outside the caller's transactions
+	 * (acquire, renew, release, reads, cleanup), so that callers holding every connection
+	 * of the application's pool in transactions cannot starve it. 0 to run them on the
+	 * application's DataSource; with a DataSource that is not HikariCP's, they always
+	 * are.
+	 */
+	private int poolSize = 4;
+
+	public int getPoolSize() {
+		return this.poolSize;
+	}
+
+	public void setPoolSize(int poolSize) {
+		this.poolSize = poolSize;
+	}
+
 	public String getTable() {
 		return this.table;
 	}

@@ -55,7 +55,8 @@ final class IdempotencyJdbcStoreConfigurations {
 
 		@Bean
 		@ConditionalOnMissingBean(IdempotencyStore.class)
-		JdbcIdempotencyStore idempotencyStore(ObjectProvider<DataSource> dataSource, IdempotencyProperties properties) {
+		JdbcIdempotencyStore idempotencyStore(ObjectProvider<DataSource> dataSource, IdempotencyProperties properties,
+				ObjectProvider<JdbcStorePool> storePool) {
 			DataSource database = dataSource.getIfUnique();
 			if (database == null) {
 				throw new FailureAnalyzedException(
@@ -67,17 +68,27 @@ final class IdempotencyJdbcStoreConfigurations {
 			}
 			IdempotencyJdbcProperties jdbc = properties.getJdbc();
 			initializeSchema(database, jdbc);
-			return new JdbcIdempotencyStore(database, jdbc.getTable());
+			return new JdbcIdempotencyStore(database, storePool.getObject().dataSource(), jdbc.getTable());
+		}
+
+		// Asked for by the store above, which fails first without a single DataSource;
+		// not
+		// made for an application's own store
+		@Bean
+		@ConditionalOnBean(JdbcIdempotencyStore.class)
+		@ConditionalOnSingleCandidate(DataSource.class)
+		JdbcStorePool idempotencyJdbcStorePool(DataSource dataSource, IdempotencyProperties properties) {
+			return JdbcStorePool.of(dataSource, properties.getJdbc().getPoolSize());
 		}
 
 		@Bean
 		@ConditionalOnBean(JdbcIdempotencyStore.class)
 		@ConditionalOnSingleCandidate(DataSource.class)
 		@ConditionalOnMissingBean
-		JdbcRecordCleanup idempotencyJdbcRecordCleanup(DataSource dataSource, IdempotencyProperties properties) {
+		JdbcRecordCleanup idempotencyJdbcRecordCleanup(JdbcStorePool storePool, IdempotencyProperties properties) {
 			IdempotencyJdbcProperties jdbc = properties.getJdbc();
-			return new JdbcRecordCleanup(new JdbcRecordCleaner(dataSource, jdbc.getTable()), jdbc.getCleanupInterval(),
-					jdbc.getCleanupBatchSize());
+			return new JdbcRecordCleanup(new JdbcRecordCleaner(storePool.dataSource(), jdbc.getTable()),
+					jdbc.getCleanupInterval(), jdbc.getCleanupBatchSize());
 		}
 
 	}

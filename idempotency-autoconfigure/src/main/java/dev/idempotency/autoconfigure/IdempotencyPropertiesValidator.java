@@ -69,6 +69,10 @@ final class IdempotencyPropertiesValidator {
 			errors.rejectValue("jdbc.cleanupInterval", "negative",
 					"idempotency.jdbc.cleanup-interval must not be negative (0 runs no cleanup)");
 		}
+		if (jdbc.getPoolSize() < 0) {
+			errors.rejectValue("jdbc.poolSize", "negative",
+					"idempotency.jdbc.pool-size must not be negative (0 shares the application's DataSource)");
+		}
 		if (jdbc.getCleanupBatchSize() < 1) {
 			errors.rejectValue("jdbc.cleanupBatchSize", "notPositive",
 					"idempotency.jdbc.cleanup-batch-size must be at least 1 (such as 500)");
