@@ -3,10 +3,13 @@ package dev.idempotency.benchmarks;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import javax.sql.DataSource;
+
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
@@ -56,13 +59,29 @@ public class BenchmarkApplication {
 				Map.of("idempotency.store", "memory", "idempotency.memory.max-entries", Integer.toString(maxEntries)));
 	}
 
-	private static ConfigurableApplicationContext run(Map<String, Object> properties) {
+	/**
+	 * Start the application on the JDBC store, its table created at startup, on a pool of
+	 * the caller's, registered as the application's only {@link DataSource}. The cleanup
+	 * of expired records does not run: nothing expires during a run.
+	 * @param dataSource the pool
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext onJdbc(DataSource dataSource) {
+		return run(
+				Map.of("idempotency.store", "jdbc", "idempotency.jdbc.initialize-schema", "always",
+						"idempotency.jdbc.cleanup-interval", "0"),
+				(context) -> context.getBeanFactory().registerSingleton("dataSource", dataSource));
+	}
+
+	private static ConfigurableApplicationContext run(Map<String, Object> properties,
+			ApplicationContextInitializer<?>... initializers) {
 		Map<String, Object> all = new LinkedHashMap<>(properties);
 		all.put("spring.main.banner-mode", "off");
 		all.put("logging.level.root", "WARN");
 		return new SpringApplicationBuilder(BenchmarkApplication.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.properties(all)
+			.initializers(initializers)
 			.run();
 	}
 

@@ -231,7 +231,7 @@ public final class RedisHarness {
 		}
 	}
 
-	private static OperationSettings settings(IdempotentOperationSource operations) {
+	static OperationSettings settings(IdempotentOperationSource operations) {
 		return operations.getOperations()
 			.stream()
 			.filter((operation) -> operation.name().equals(Payments.OPERATION))
