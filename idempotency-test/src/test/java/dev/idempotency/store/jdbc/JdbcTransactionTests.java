@@ -19,9 +19,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.BatchOutcome;
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.codec.JacksonPayloadFingerprinter;
@@ -168,6 +170,54 @@ abstract class JdbcTransactionTests {
 	}
 
 	@Test
+	void batchCompletionThatFailsInsideTheTransactionReachesTheCallerAndReleasesEveryItem() {
+		poisonCompletionsOf("poison");
+		IdempotentExecutor executor = executor(store(), Duration.ofSeconds(30));
+		List<String> keys = List.of(key(), "poison-" + key(), key());
+		long started = System.nanoTime();
+		assertThatExceptionOfType(IdempotencyCompletionException.class)
+			.isThrownBy(() -> transactions().executeWithoutResult((status) -> payAll(executor, keys)))
+			.havingRootCause()
+			.withMessageContaining("poisoned completion");
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+		// The batch's one completion, never item by item inside the transaction
+		assertThat(this.storeOperations.stream().filter(StoreOperation.COMPLETE::equals)).hasSize(1);
+		assertThat(this.runs).hasValue(3);
+		assertThat(keys).allSatisfy((key) -> {
+			assertThat(payments(key)).isZero();
+			assertThat(state(key)).isEqualTo(RecordState.FAILED);
+		});
+		List<String> healthy = List.of(keys.get(0), keys.get(2));
+		transactions().executeWithoutResult((status) -> payAll(executor, healthy));
+		assertThat(healthy).allSatisfy((key) -> {
+			assertThat(payments(key)).isOne();
+			assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+		});
+	}
+
+	@Test
+	void batchItemThatLostItsRecordInsideTheTransactionRollsTheWholeBatchBack() {
+		IdempotentExecutor executor = executor(store(), Duration.ofSeconds(30));
+		JdbcIdempotencyStore successor = store();
+		List<String> keys = List.of(key(), "taken-over-" + key());
+		assertThatExceptionOfType(IdempotencyLockLostException.class).isThrownBy(() -> transactions()
+			.executeWithoutResult((status) -> executor.executeAll(NAME, keys, (item) -> item, String.class, (item) -> {
+				this.runs.incrementAndGet();
+				this.database.jdbc().update("INSERT INTO payment (id) VALUES (?)", item);
+				if (item.startsWith("taken-over-")) {
+					RecordKey record = new RecordKey(NAME, item);
+					successor.evict(record);
+					successor.acquire(record,
+							new AcquireRequest("successor", Duration.ofSeconds(30), Duration.ofHours(1), null));
+				}
+				return "paid " + item;
+			})));
+		assertThat(keys).allSatisfy((key) -> assertThat(payments(key)).isZero());
+		assertThat(state(keys.get(0))).isEqualTo(RecordState.FAILED);
+		assertThat(state(keys.get(1))).isEqualTo(RecordState.IN_PROGRESS);
+	}
+
+	@Test
 	void transactionOpenPastTheLeaseAfterTheCallKeepsASuccessorOutUntilItCommits() throws Exception {
 		Duration lease = Duration.ofSeconds(1);
 		IdempotentExecutor executor = executor(store(), lease);
@@ -311,6 +361,14 @@ abstract class JdbcTransactionTests {
 			this.runs.incrementAndGet();
 			this.database.jdbc().update("INSERT INTO payment (id) VALUES (?)", key);
 			return "paid " + key;
+		});
+	}
+
+	private List<BatchOutcome<String, String>> payAll(IdempotentExecutor executor, List<String> keys) {
+		return executor.executeAll(NAME, keys, (item) -> item, String.class, (item) -> {
+			this.runs.incrementAndGet();
+			this.database.jdbc().update("INSERT INTO payment (id) VALUES (?)", item);
+			return "paid " + item;
 		});
 	}
 
