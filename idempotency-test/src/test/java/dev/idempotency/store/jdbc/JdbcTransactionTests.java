@@ -160,6 +160,8 @@ abstract class JdbcTransactionTests {
 		long started = System.nanoTime();
 		assertThatExceptionOfType(IdempotencyCompletionException.class)
 			.isThrownBy(() -> transactions().executeWithoutResult((status) -> pay(executor, key)))
+			.withMessageContaining("the record is released after the rollback")
+			.withMessageNotContaining("the record stays IN_PROGRESS")
 			.havingRootCause()
 			.withMessageContaining("poisoned completion");
 		// One completion, not retries up to the 30 s lease inside an aborted transaction
