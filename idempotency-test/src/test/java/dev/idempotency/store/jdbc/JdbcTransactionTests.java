@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -44,6 +45,7 @@ import dev.idempotency.test.jdbc.DatabaseKind;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -220,6 +222,29 @@ abstract class JdbcTransactionTests {
 	}
 
 	@Test
+	void repeatableReadCallerWhoseSnapshotPredatesTheAcquireEndsWithItsRowAndItsRecordConsistent() {
+		JdbcIdempotencyStore store = store();
+		IdempotentExecutor executor = executor(store, Duration.ofSeconds(30));
+		String key = key();
+		TransactionTemplate transactions = transactions();
+		transactions.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+		AtomicBoolean joined = new AtomicBoolean();
+		String paid = transactions.execute((status) -> {
+			this.database.jdbc().queryForObject("SELECT count(*) FROM payment", Integer.class);
+			String value = pay(executor, key);
+			joined.set(store.joinsCurrentTransaction());
+			return value;
+		});
+		assertThat(paid).isEqualTo("paid " + key);
+		assertThat(joined.get()).isEqualTo(joinsRepeatableRead());
+		assertThat(payments(key)).isOne();
+		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+		assertThat(pay(executor, key)).isEqualTo("paid " + key);
+		assertThat(this.runs).hasValue(1);
+		assertThat(payments(key)).isOne();
+	}
+
+	@Test
 	void transactionOpenPastTheLeaseAfterTheCallKeepsASuccessorOutUntilItCommits() throws Exception {
 		Duration lease = Duration.ofSeconds(1);
 		IdempotentExecutor executor = executor(store(), lease);
@@ -319,6 +344,13 @@ abstract class JdbcTransactionTests {
 			assertThat(this.database.jdbc().queryForObject("SELECT count(*) FROM payment", Integer.class))
 				.isEqualTo(callersCount * rounds);
 		}
+	}
+
+	/**
+	 * Return whether the store joins a transaction at REPEATABLE READ on this database.
+	 */
+	boolean joinsRepeatableRead() {
+		return true;
 	}
 
 	/**
