@@ -116,7 +116,14 @@ final class BatchCall<I> {
 					// commit
 					ran.forEach((slot) -> this.steps.outcomes().releaseAfterRollback(this.operation, slot.attempt()));
 				}
-				this.steps.recorder().record(this.operation, taken);
+				try {
+					this.steps.recorder().record(this.operation, taken);
+				}
+				catch (RuntimeException ex) {
+					// Only inside a transaction the store joins, for it to roll back
+					this.items.end(ex);
+					throw ex;
+				}
 			}
 		}
 		finally {

@@ -20,12 +20,13 @@ import dev.idempotency.store.StoredResult;
 
 /**
  * Completes the records of a batch's items whose work returned, in one store call. When
- * that call fails, each item is completed again on its own with the retries of a single
- * call ({@link OutcomeRecorder}): completing is idempotent for the same owner, so an item
- * the failed batch did complete completes again, and each item learns its own fate. All
- * of that takes one lock timeout from the batch call's failure for the whole batch, not
- * one per item: an item not reached by then fails without another try, its fate unknown.
- * One instance serves every batch of an engine.
+ * that call fails inside a transaction the store joins, the failure is thrown for the
+ * transaction to roll back; outside one, each item is completed again on its own with the
+ * retries of a single call ({@link OutcomeRecorder}): completing is idempotent for the
+ * same owner, so an item the failed batch did complete completes again, and each item
+ * learns its own fate. All of that takes one lock timeout from the batch call's failure
+ * for the whole batch, not one per item: an item not reached by then fails without
+ * another try, its fate unknown. One instance serves every batch of an engine.
  */
 final class BatchRecorder {
 
@@ -69,16 +70,21 @@ final class BatchRecorder {
 		long deadline = 0;
 		@Nullable RuntimeException batchFailure = null;
 		List<Boolean> completed;
+		boolean joined = AfterCommit.joins(this.store);
 		try {
 			completed = completeAll(operation, batch);
 		}
 		catch (RuntimeException ex) {
+			if (joined) {
+				throw failedInTransaction(operation, ran, ex);
+			}
 			completed = null;
 			batchFailure = ex;
 			// From the failure, as a single call's retries: a batch command that failed
 			// only after a lock timeout (a timeout) still leaves each item its own try
 			deadline = this.nanoClock.getAsLong() + operation.settings().lockTimeout().toNanos();
 		}
+		@Nullable IdempotencyLockLostException lost = null;
 		for (int i = 0; i < ran.size(); i++) {
 			BatchSlot<I> slot = ran.get(i);
 			if (completed == null) {
@@ -93,10 +99,33 @@ final class BatchRecorder {
 				logger.error(attempt + " ran its work in a batch but lost the record to another attempt before "
 						+ "completing: its result was discarded. Raise the lock timeout of operation '" + attempt.name()
 						+ "' if the batch was alive (a long GC pause, or work too slow for it).");
-				failed(operation, slot,
-						new IdempotencyLockLostException(attempt.name(), attempt.key(), attempt.fence()));
+				IdempotencyLockLostException ex = new IdempotencyLockLostException(attempt.name(), attempt.key(),
+						attempt.fence());
+				failed(operation, slot, ex);
+				lost = (lost != null) ? lost : ex;
 			}
 		}
+		if (joined && lost != null) {
+			// As for a single call: the zombie's transaction rolls back with its writes
+			throw lost;
+		}
+	}
+
+	// Never item by item inside a transaction the store joins: a failed statement may
+	// have
+	// aborted it (PostgreSQL), and items completed on their own would let it commit the
+	// writes of one whose record did not (MariaDB), a duplicate after its lease. The
+	// exception rolls it back, and every record is released after (JoinedTransaction).
+	private <I> IdempotencyCompletionException failedInTransaction(Operation operation, List<BatchSlot<I>> ran,
+			RuntimeException ex) {
+		IdempotencyCompletionException failure = new IdempotencyCompletionException("A batch of " + ran.size()
+				+ " item(s) of operation '" + operation.name() + "' ran its work inside a transaction that the store "
+				+ "joins, but completing their records there failed: " + JoinedTransaction.RELEASED_AFTER_ROLLBACK
+				+ ": " + ex.getMessage(), ex);
+		for (BatchSlot<I> slot : ran) {
+			failed(operation, slot, failure);
+		}
+		return failure;
 	}
 
 	// The caller's interrupt flag is cleared for the store call, as for single calls

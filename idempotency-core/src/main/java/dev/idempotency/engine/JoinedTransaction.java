@@ -23,6 +23,14 @@ import org.apache.commons.logging.LogFactory;
  */
 final class JoinedTransaction {
 
+	/**
+	 * What becomes of a record whose completion failed inside a transaction the store
+	 * joins, for the messages of the exceptions that say so.
+	 */
+	static final String RELEASED_AFTER_ROLLBACK = "this exception rolls the transaction back, and the record is "
+			+ "released after the rollback, for the next delivery to run again at once (a transaction that commits "
+			+ "all the same leaves a record it did not complete IN_PROGRESS until its lease runs out)";
+
 	private static final Log logger = LogFactory.getLog(JoinedTransaction.class);
 
 	private JoinedTransaction() {

@@ -78,6 +78,7 @@ final class OutcomeRecorder {
 	 */
 	void complete(Attempt attempt, StoredResult stored, Duration retention, long deadlineNanos) {
 		boolean completed;
+		boolean joined = AfterCommit.joins(this.store);
 		BooleanSupplier completion = () -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(),
 				stored, retention);
 		try {
@@ -85,11 +86,10 @@ final class OutcomeRecorder {
 			// have aborted it (PostgreSQL then refuses every statement until the
 			// rollback) or a deadlock rolled it back; the exception rolls it back, and
 			// the record is released after (JoinedTransaction)
-			completed = AfterCommit.joins(this.store) ? completion.getAsBoolean()
-					: retried(attempt, completion, deadlineNanos);
+			completed = joined ? completion.getAsBoolean() : retried(attempt, completion, deadlineNanos);
 		}
 		catch (RuntimeException ex) {
-			throw unconfirmed(attempt, ex);
+			throw joined ? failedInTransaction(attempt, ex) : unconfirmed(attempt, ex);
 		}
 		if (!completed) {
 			logger.error(attempt + " ran its method but lost the record to another attempt before completing: "
@@ -137,6 +137,13 @@ final class OutcomeRecorder {
 		return new IdempotencyCompletionException(attempt + " ran its method, but the store failed to confirm "
 				+ "that its outcome was recorded; unless a late command got through, the record stays IN_PROGRESS "
 				+ "until its lease runs out, then the next delivery runs the method again: " + ex.getMessage(), ex);
+	}
+
+	// Whatever the completion did inside the transaction rolls back with it
+	private static IdempotencyCompletionException failedInTransaction(Attempt attempt, RuntimeException ex) {
+		return new IdempotencyCompletionException(attempt + " ran its method inside a transaction that the store "
+				+ "joins, but completing its record there failed: " + JoinedTransaction.RELEASED_AFTER_ROLLBACK + ": "
+				+ ex.getMessage(), ex);
 	}
 
 	private boolean retried(Attempt attempt, BooleanSupplier transition) {

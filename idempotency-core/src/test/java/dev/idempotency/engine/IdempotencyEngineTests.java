@@ -682,6 +682,7 @@ abstract class IdempotencyEngineTests {
 			.isThrownBy(() -> call(operation, "k", () -> "ran"))
 			.isInstanceOf(IdempotencyStoreException.class)
 			.withMessageContaining("ran its method")
+			.withMessageContaining("the record stays IN_PROGRESS until its lease runs out")
 			.withRootCauseInstanceOf(IllegalStateException.class);
 		assertThat(tries.get()).isGreaterThan(1);
 		assertThat(this.listener.outcomes()).containsExactly(Outcome.STORE_ERROR);

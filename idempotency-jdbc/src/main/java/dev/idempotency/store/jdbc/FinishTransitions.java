@@ -53,7 +53,7 @@ final class FinishTransitions {
 		StoreConnections.SqlWork<Boolean> work = (connection) -> finish(connection, key,
 				this.dialect.statements().complete(), params, StoredRow.COMPLETED);
 		try {
-			return this.connections.inTransaction() ? this.connections.joined(work)
+			return this.connections.joins(this.dialect) ? this.connections.joined(work)
 					: this.connections.own(this.dialect, work);
 		}
 		catch (SQLException ex) {

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.function.IntSupplier;
 
 import javax.sql.DataSource;
 
@@ -112,6 +113,17 @@ abstract class JdbcDialect {
 	 */
 	boolean isRetryable(SQLException ex) {
 		return "40001".equals(ex.getSQLState()) || "40P01".equals(ex.getSQLState());
+	}
+
+	/**
+	 * Return whether a completion may join a caller's transaction at its isolation level.
+	 * Any level here: under REPEATABLE READ, MariaDB's and MySQL's {@code UPDATE} reads
+	 * the latest committed row (a locking read), not the transaction's snapshot.
+	 * @param isolation the transaction's level, a {@link Connection} constant, read only
+	 * if the dialect needs it
+	 */
+	boolean joinsAt(IntSupplier isolation) {
+		return true;
 	}
 
 	/**

@@ -154,14 +154,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Return {@code true} when a Spring-managed transaction is active on the calling
-	 * thread with a connection of this store's data source bound to it: a completion now
-	 * runs on that connection.
+	 * Return {@code true} when a Spring-managed read-write transaction is active on the
+	 * calling thread with a connection of this store's data source bound to it: a
+	 * completion now runs on that connection. On PostgreSQL, a transaction above READ
+	 * COMMITTED is not joined (its snapshot hides records acquired after it was taken):
+	 * its records complete after its commit, at least once, and the first such
+	 * transaction is logged at WARN.
 	 * @return whether completing a record now joins the current transaction
 	 */
 	@Override
 	public boolean joinsCurrentTransaction() {
-		return this.connections.inTransaction();
+		Transitions transitions = this.transitions;
+		// Before the database is recognised, no record of this store is there to complete
+		return (transitions != null) ? this.connections.joins(transitions.dialect()) : this.connections.inTransaction();
 	}
 
 	@Override

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.function.IntSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -51,6 +52,14 @@ final class PostgresDialect extends JdbcDialect {
 				+ "ON CONFLICT (record_key) DO NOTHING RETURNING 1) "
 				+ "SELECT (SELECT count(*) FROM inserted), now.t, " + COLUMNS
 				+ " FROM now LEFT JOIN existing AS r ON TRUE", table.qualified()));
+	}
+
+	// Above READ COMMITTED, an UPDATE sees the transaction's snapshot: a record acquired
+	// after it was taken is not there to complete (a lost lock, every time), and one
+	// renewed since fails the statement (40001)
+	@Override
+	boolean joinsAt(IntSupplier isolation) {
+		return isolation.getAsInt() <= Connection.TRANSACTION_READ_COMMITTED;
 	}
 
 	private static DialectStatements statements(String table) {

@@ -3,7 +3,14 @@ package dev.idempotency.store.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
+
 import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -21,11 +28,17 @@ import org.springframework.util.Assert;
  */
 final class StoreConnections {
 
+	private static final Log logger = LogFactory.getLog(StoreConnections.class);
+
 	private static final int MAX_ATTEMPTS = 10;
 
 	private final DataSource dataSource;
 
 	private final DataSource ownDataSource;
+
+	private final AtomicBoolean warned = new AtomicBoolean();
+
+	private volatile @Nullable Integer defaultIsolation;
 
 	StoreConnections(DataSource dataSource, DataSource ownDataSource) {
 		this.dataSource = target(dataSource);
@@ -59,10 +72,45 @@ final class StoreConnections {
 	 * in it, and the caller wrote nothing in it to commit with the record.
 	 */
 	boolean inTransaction() {
-		return TransactionSynchronizationManager.isActualTransactionActive()
+		return transactionConnection() != null;
+	}
+
+	/**
+	 * Return whether a completion now joins the caller's transaction:
+	 * {@link #inTransaction()}, at an isolation level the dialect joins. A transaction at
+	 * another level is not joined, and its records complete after its commit; the first
+	 * one is logged at WARN.
+	 */
+	boolean joins(JdbcDialect dialect) {
+		Connection connection = transactionConnection();
+		if (connection == null) {
+			return false;
+		}
+		IsolationLevel isolation = new IsolationLevel(connection);
+		if (dialect.joinsAt(isolation)) {
+			return true;
+		}
+		if (!this.warned.getAndSet(true)) {
+			logger.warn("The JDBC idempotency store (table " + dialect.table() + ") does not join transactions above "
+					+ "READ COMMITTED on " + dialect.name() + ", and a caller's runs at "
+					+ ((isolation.getAsInt() == Connection.TRANSACTION_SERIALIZABLE) ? "SERIALIZABLE"
+							: "REPEATABLE READ")
+					+ ": there, a completion's UPDATE would not see a record acquired after the "
+					+ "transaction's snapshot. The records of calls in such transactions complete after the commit, at "
+					+ "least once as with Redis: a crash between the commit and the completion runs the method again. "
+					+ "Run the callers' transactions at READ COMMITTED to complete the records with their writes.");
+		}
+		return false;
+	}
+
+	private @Nullable Connection transactionConnection() {
+		if (TransactionSynchronizationManager.isActualTransactionActive()
 				&& !TransactionSynchronizationManager.isCurrentTransactionReadOnly()
 				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder
-				&& holder.getConnectionHandle() != null && inTransaction(holder.getConnection());
+				&& holder.getConnectionHandle() != null && inTransaction(holder.getConnection())) {
+			return holder.getConnection();
+		}
+		return null;
 	}
 
 	// A connection bound for the synchronization of a transaction on another data source,
@@ -129,6 +177,41 @@ final class StoreConnections {
 		finally {
 			DataSourceUtils.releaseConnection(connection, this.dataSource);
 		}
+	}
+
+	/**
+	 * The isolation level of the caller's transaction: the one it declared, else the
+	 * level its connection has by default, read once per store (Spring leaves such a
+	 * connection at its pool's level).
+	 */
+	private final class IsolationLevel implements IntSupplier {
+
+		private final Connection connection;
+
+		IsolationLevel(Connection connection) {
+			this.connection = connection;
+		}
+
+		@Override
+		public int getAsInt() {
+			Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
+			if (declared != null) {
+				return declared;
+			}
+			Integer standard = StoreConnections.this.defaultIsolation;
+			if (standard == null) {
+				try {
+					standard = this.connection.getTransactionIsolation();
+				}
+				catch (SQLException ex) {
+					// The transaction fails on this connection anyway
+					return Connection.TRANSACTION_READ_COMMITTED;
+				}
+				StoreConnections.this.defaultIsolation = standard;
+			}
+			return standard;
+		}
+
 	}
 
 	@FunctionalInterface

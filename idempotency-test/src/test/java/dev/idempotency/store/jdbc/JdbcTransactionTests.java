@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -19,9 +20,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.BatchOutcome;
 import dev.idempotency.Idempotent.OnInProgress;
 import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotencyLockLostException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.codec.JacksonPayloadFingerprinter;
@@ -42,6 +45,7 @@ import dev.idempotency.test.jdbc.DatabaseKind;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,6 +162,8 @@ abstract class JdbcTransactionTests {
 		long started = System.nanoTime();
 		assertThatExceptionOfType(IdempotencyCompletionException.class)
 			.isThrownBy(() -> transactions().executeWithoutResult((status) -> pay(executor, key)))
+			.withMessageContaining("the record is released after the rollback")
+			.withMessageNotContaining("the record stays IN_PROGRESS")
 			.havingRootCause()
 			.withMessageContaining("poisoned completion");
 		// One completion, not retries up to the 30 s lease inside an aborted transaction
@@ -165,6 +171,77 @@ abstract class JdbcTransactionTests {
 		assertThat(this.storeOperations.stream().filter(StoreOperation.COMPLETE::equals)).hasSize(1);
 		assertThat(payments(key)).isZero();
 		assertThat(state(key)).isEqualTo(RecordState.FAILED);
+	}
+
+	@Test
+	void batchCompletionThatFailsInsideTheTransactionReachesTheCallerAndReleasesEveryItem() {
+		poisonCompletionsOf("poison");
+		IdempotentExecutor executor = executor(store(), Duration.ofSeconds(30));
+		List<String> keys = List.of(key(), "poison-" + key(), key());
+		long started = System.nanoTime();
+		assertThatExceptionOfType(IdempotencyCompletionException.class)
+			.isThrownBy(() -> transactions().executeWithoutResult((status) -> payAll(executor, keys)))
+			.havingRootCause()
+			.withMessageContaining("poisoned completion");
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+		// The batch's one completion, never item by item inside the transaction
+		assertThat(this.storeOperations.stream().filter(StoreOperation.COMPLETE::equals)).hasSize(1);
+		assertThat(this.runs).hasValue(3);
+		assertThat(keys).allSatisfy((key) -> {
+			assertThat(payments(key)).isZero();
+			assertThat(state(key)).isEqualTo(RecordState.FAILED);
+		});
+		List<String> healthy = List.of(keys.get(0), keys.get(2));
+		transactions().executeWithoutResult((status) -> payAll(executor, healthy));
+		assertThat(healthy).allSatisfy((key) -> {
+			assertThat(payments(key)).isOne();
+			assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+		});
+	}
+
+	@Test
+	void batchItemThatLostItsRecordInsideTheTransactionRollsTheWholeBatchBack() {
+		IdempotentExecutor executor = executor(store(), Duration.ofSeconds(30));
+		JdbcIdempotencyStore successor = store();
+		List<String> keys = List.of(key(), "taken-over-" + key());
+		assertThatExceptionOfType(IdempotencyLockLostException.class).isThrownBy(() -> transactions()
+			.executeWithoutResult((status) -> executor.executeAll(NAME, keys, (item) -> item, String.class, (item) -> {
+				this.runs.incrementAndGet();
+				this.database.jdbc().update("INSERT INTO payment (id) VALUES (?)", item);
+				if (item.startsWith("taken-over-")) {
+					RecordKey record = new RecordKey(NAME, item);
+					successor.evict(record);
+					successor.acquire(record,
+							new AcquireRequest("successor", Duration.ofSeconds(30), Duration.ofHours(1), null));
+				}
+				return "paid " + item;
+			})));
+		assertThat(keys).allSatisfy((key) -> assertThat(payments(key)).isZero());
+		assertThat(state(keys.get(0))).isEqualTo(RecordState.FAILED);
+		assertThat(state(keys.get(1))).isEqualTo(RecordState.IN_PROGRESS);
+	}
+
+	@Test
+	void repeatableReadCallerWhoseSnapshotPredatesTheAcquireEndsWithItsRowAndItsRecordConsistent() {
+		JdbcIdempotencyStore store = store();
+		IdempotentExecutor executor = executor(store, Duration.ofSeconds(30));
+		String key = key();
+		TransactionTemplate transactions = transactions();
+		transactions.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+		AtomicBoolean joined = new AtomicBoolean();
+		String paid = transactions.execute((status) -> {
+			this.database.jdbc().queryForObject("SELECT count(*) FROM payment", Integer.class);
+			String value = pay(executor, key);
+			joined.set(store.joinsCurrentTransaction());
+			return value;
+		});
+		assertThat(paid).isEqualTo("paid " + key);
+		assertThat(joined.get()).isEqualTo(joinsRepeatableRead());
+		assertThat(payments(key)).isOne();
+		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+		assertThat(pay(executor, key)).isEqualTo("paid " + key);
+		assertThat(this.runs).hasValue(1);
+		assertThat(payments(key)).isOne();
 	}
 
 	@Test
@@ -270,6 +347,13 @@ abstract class JdbcTransactionTests {
 	}
 
 	/**
+	 * Return whether the store joins a transaction at REPEATABLE READ on this database.
+	 */
+	boolean joinsRepeatableRead() {
+		return true;
+	}
+
+	/**
 	 * Make every completion of a key containing a marker fail inside the caller's
 	 * transaction, as a trigger or a constraint of the application's might.
 	 */
@@ -311,6 +395,14 @@ abstract class JdbcTransactionTests {
 			this.runs.incrementAndGet();
 			this.database.jdbc().update("INSERT INTO payment (id) VALUES (?)", key);
 			return "paid " + key;
+		});
+	}
+
+	private List<BatchOutcome<String, String>> payAll(IdempotentExecutor executor, List<String> keys) {
+		return executor.executeAll(NAME, keys, (item) -> item, String.class, (item) -> {
+			this.runs.incrementAndGet();
+			this.database.jdbc().update("INSERT INTO payment (id) VALUES (?)", item);
+			return "paid " + item;
 		});
 	}
 

@@ -12,6 +12,12 @@ class PostgresJdbcTransactionTests extends JdbcTransactionTests {
 		super(DatabaseKind.POSTGRESQL);
 	}
 
+	// Its snapshot would hide a record acquired after it: completed after the commit
+	@Override
+	boolean joinsRepeatableRead() {
+		return false;
+	}
+
 	@Override
 	void poisonCompletionsOf(String marker) {
 		database().jdbc()
