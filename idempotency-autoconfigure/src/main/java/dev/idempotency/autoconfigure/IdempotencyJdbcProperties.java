@@ -2,6 +2,8 @@ package dev.idempotency.autoconfigure;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Settings of the JDBC store, bound from {@code idempotency.jdbc}.
  *
@@ -39,17 +41,17 @@ public class IdempotencyJdbcProperties {
 	 * Maximum number of connections of the store's own pool, a copy of the application's
 	 * HikariCP pool for the statements the store runs outside the caller's transactions
 	 * (acquire, renew, release, reads, cleanup), so that callers holding every connection
-	 * of the application's pool in transactions cannot starve it. 0 to run them on the
-	 * application's DataSource; with a DataSource that is not HikariCP's, they always
-	 * are.
+	 * of the application's pool in transactions cannot starve it. Unset, as many as the
+	 * application's pool may open. 0 to run them on the application's DataSource; with a
+	 * DataSource that is not HikariCP's, they always are.
 	 */
-	private int poolSize = 4;
+	private @Nullable Integer poolSize;
 
-	public int getPoolSize() {
+	public @Nullable Integer getPoolSize() {
 		return this.poolSize;
 	}
 
-	public void setPoolSize(int poolSize) {
+	public void setPoolSize(@Nullable Integer poolSize) {
 		this.poolSize = poolSize;
 	}
 

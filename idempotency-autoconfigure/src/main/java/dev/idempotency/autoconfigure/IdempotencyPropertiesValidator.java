@@ -69,7 +69,7 @@ final class IdempotencyPropertiesValidator {
 			errors.rejectValue("jdbc.cleanupInterval", "negative",
 					"idempotency.jdbc.cleanup-interval must not be negative (0 runs no cleanup)");
 		}
-		if (jdbc.getPoolSize() < 0) {
+		if (jdbc.getPoolSize() != null && jdbc.getPoolSize() < 0) {
 			errors.rejectValue("jdbc.poolSize", "negative",
 					"idempotency.jdbc.pool-size must not be negative (0 shares the application's DataSource)");
 		}

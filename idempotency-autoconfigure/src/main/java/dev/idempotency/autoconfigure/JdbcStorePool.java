@@ -12,12 +12,12 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The connections of the JDBC store's own statements (acquire, renew, release, reads,
- * cleanup, health): a pool of {@code idempotency.jdbc.pool-size} connections copied from
- * the application's HikariCP pool, so that callers holding every connection of that pool
- * in transactions around their idempotent calls cannot starve the store of the one each
- * call needs before its method runs; else the application's {@link DataSource} itself.
- * Not a {@code DataSource} bean, so that the application still has a single one. Closed
- * with the context.
+ * cleanup, health): a pool of {@code idempotency.jdbc.pool-size} connections (unset, as
+ * many as the application's pool) copied from the application's HikariCP pool, so that
+ * callers holding every connection of that pool in transactions around their idempotent
+ * calls cannot starve the store of the one each call needs before its method runs; else
+ * the application's {@link DataSource} itself. Not a {@code DataSource} bean, so that the
+ * application still has a single one. Closed with the context.
  */
 final class JdbcStorePool implements DisposableBean {
 
@@ -36,11 +36,12 @@ final class JdbcStorePool implements DisposableBean {
 	/**
 	 * Make the store's connections.
 	 * @param application the application's data source
-	 * @param size the size of the store's own pool, 0 for none
+	 * @param size the size of the store's own pool, 0 for none, {@code null} for the
+	 * application pool's size
 	 * @return the store's connections
 	 */
-	static JdbcStorePool of(DataSource application, int size) {
-		if (size > 0 && HIKARI_PRESENT) {
+	static JdbcStorePool of(DataSource application, @Nullable Integer size) {
+		if ((size == null || size > 0) && HIKARI_PRESENT) {
 			HikariDataSource own = Hikari.copy(application, size);
 			if (own != null) {
 				return new JdbcStorePool(own, own);
@@ -75,7 +76,10 @@ final class JdbcStorePool implements DisposableBean {
 	// Loaded only when HikariCP is on the class path
 	private static final class Hikari {
 
-		static @Nullable HikariDataSource copy(DataSource application, int size) {
+		// Every call outside a transaction runs all its statements on this pool: as large
+		// as the application's unless told otherwise, so that it caps nothing the
+		// application's pool would not
+		static @Nullable HikariDataSource copy(DataSource application, @Nullable Integer size) {
 			HikariDataSource hikari = unwrap(application);
 			if (hikari == null) {
 				return null;
@@ -86,8 +90,9 @@ final class JdbcStorePool implements DisposableBean {
 			HikariDataSource own = new HikariDataSource();
 			hikari.copyStateTo(own);
 			own.setPoolName(hikari.getPoolName() + "-idempotency");
-			own.setMaximumPoolSize(size);
-			own.setMinimumIdle(Math.min(size, hikari.getMinimumIdle()));
+			int maximum = (size != null) ? size : hikari.getMaximumPoolSize();
+			own.setMaximumPoolSize(maximum);
+			own.setMinimumIdle(Math.min(maximum, hikari.getMinimumIdle()));
 			// Its MBeans would be the application pool's, under another name: not asked
 			// for
 			own.setRegisterMbeans(false);

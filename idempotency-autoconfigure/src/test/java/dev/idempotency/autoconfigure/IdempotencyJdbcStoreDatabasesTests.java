@@ -79,7 +79,11 @@ class IdempotencyJdbcStoreDatabasesTests {
 					CountingPayments.Receipt second = transaction.execute((status) -> payments.pay("p-1"));
 					assertThat(second).isEqualTo(first);
 					assertThat(payments.runs()).isOne();
-					assertThat(context.getBean(JdbcStorePool.class).isOwn()).isTrue();
+					JdbcStorePool pool = context.getBean(JdbcStorePool.class);
+					assertThat(pool.isOwn()).isTrue();
+					// As large as the application's pool, unless told otherwise
+					assertThat(((HikariDataSource) pool.dataSource()).getMaximumPoolSize()).isOne();
+					assertThat(((HikariDataSource) pool.dataSource()).getPoolName()).endsWith("-idempotency");
 				});
 		}
 	}
