@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure;
 
 import java.sql.SQLException;
+import java.util.function.BiConsumer;
 
 import javax.sql.DataSource;
 
@@ -17,6 +18,7 @@ import dev.idempotency.test.jdbc.TestDatabases;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -66,26 +68,18 @@ class IdempotencyJdbcStoreDatabasesTests {
 	@ParameterizedTest
 	@EnumSource(DatabaseKind.class)
 	void callerHoldingTheApplicationsOnlyConnectionInATransactionStillGetsItsRecord(DatabaseKind kind) {
-		String table = IdempotencyJdbcStoreConfigurationTests.newTable();
-		try (HikariDataSource dataSource = singleConnection(TestDatabases.get(kind).createDatabase())) {
-			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-			this.contextRunner
-				.withBean(DataSource.class, () -> dataSource, (definition) -> definition.setDestroyMethodName(""))
-				.withPropertyValues("idempotency.store=jdbc", "idempotency.jdbc.table=" + table,
-						"idempotency.jdbc.initialize-schema=always")
-				.run((context) -> {
-					CountingPayments payments = context.getBean(CountingPayments.class);
-					CountingPayments.Receipt first = transaction.execute((status) -> payments.pay("p-1"));
-					CountingPayments.Receipt second = transaction.execute((status) -> payments.pay("p-1"));
-					assertThat(second).isEqualTo(first);
-					assertThat(payments.runs()).isOne();
-					JdbcStorePool pool = context.getBean(JdbcStorePool.class);
-					assertThat(pool.isOwn()).isTrue();
-					// As large as the application's pool, unless told otherwise
-					assertThat(((HikariDataSource) pool.dataSource()).getMaximumPoolSize()).isOne();
-					assertThat(((HikariDataSource) pool.dataSource()).getPoolName()).endsWith("-idempotency");
-				});
-		}
+		runHoldingTheOnlyConnection(kind, (context, transaction) -> {
+			CountingPayments payments = context.getBean(CountingPayments.class);
+			CountingPayments.Receipt first = transaction.execute((status) -> payments.pay("p-1"));
+			CountingPayments.Receipt second = transaction.execute((status) -> payments.pay("p-1"));
+			assertThat(second).isEqualTo(first);
+			assertThat(payments.runs()).isOne();
+			JdbcStorePool pool = context.getBean(JdbcStorePool.class);
+			assertThat(pool.isOwn()).isTrue();
+			// As large as the application's pool, unless told otherwise
+			assertThat(((HikariDataSource) pool.dataSource()).getMaximumPoolSize()).isOne();
+			assertThat(((HikariDataSource) pool.dataSource()).getPoolName()).endsWith("-idempotency");
+		});
 	}
 
 	/**
@@ -95,20 +89,28 @@ class IdempotencyJdbcStoreDatabasesTests {
 	@ParameterizedTest
 	@EnumSource(DatabaseKind.class)
 	void withoutAPoolOfItsOwnTheStoreStarvesBehindTheCallersTransaction(DatabaseKind kind) {
+		runHoldingTheOnlyConnection(kind, (context, transaction) -> {
+			CountingPayments payments = context.getBean(CountingPayments.class);
+			assertThatExceptionOfType(IdempotencyStoreException.class)
+				.isThrownBy(() -> transaction.execute((status) -> payments.pay("p-1")));
+			assertThat(payments.runs()).isZero();
+			assertThat(context.getBean(JdbcStorePool.class).isOwn()).isFalse();
+		}, "idempotency.jdbc.pool-size=0");
+	}
+
+	// An application on a pool of one connection (taken for at most a second), with
+	// transactions on that pool
+	private void runHoldingTheOnlyConnection(DatabaseKind kind,
+			BiConsumer<AssertableApplicationContext, TransactionTemplate> assertions, String... properties) {
 		String table = IdempotencyJdbcStoreConfigurationTests.newTable();
 		try (HikariDataSource dataSource = singleConnection(TestDatabases.get(kind).createDatabase())) {
 			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 			this.contextRunner
 				.withBean(DataSource.class, () -> dataSource, (definition) -> definition.setDestroyMethodName(""))
 				.withPropertyValues("idempotency.store=jdbc", "idempotency.jdbc.table=" + table,
-						"idempotency.jdbc.initialize-schema=always", "idempotency.jdbc.pool-size=0")
-				.run((context) -> {
-					CountingPayments payments = context.getBean(CountingPayments.class);
-					assertThatExceptionOfType(IdempotencyStoreException.class)
-						.isThrownBy(() -> transaction.execute((status) -> payments.pay("p-1")));
-					assertThat(payments.runs()).isZero();
-					assertThat(context.getBean(JdbcStorePool.class).isOwn()).isFalse();
-				});
+						"idempotency.jdbc.initialize-schema=always")
+				.withPropertyValues(properties)
+				.run((context) -> assertions.accept(context, transaction));
 		}
 	}
 
