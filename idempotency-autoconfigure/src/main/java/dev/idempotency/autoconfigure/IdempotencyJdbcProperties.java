@@ -19,11 +19,14 @@ public class IdempotencyJdbcProperties {
 
 	/**
 	 * When to create the table (and its index) at startup, unless it exists, with the
-	 * schema script of the database shipped in idempotency-jdbc. As spring.sql.init.mode:
-	 * 'embedded' only in an embedded database (such as H2), which the store does not run
-	 * on, so that startup fails saying so; never in PostgreSQL, MariaDB or MySQL.
+	 * schema script of the database shipped in idempotency-jdbc. 'always' by default: the
+	 * script only creates what is missing, and a user without the right to create tables
+	 * needs none once the table exists. 'never' when migrations (Flyway, Liquibase)
+	 * create it. 'embedded' as spring.sql.init.mode: only in an embedded database (such
+	 * as H2), which the store does not run on, so that startup fails saying so; never in
+	 * PostgreSQL, MariaDB or MySQL.
 	 */
-	private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
+	private InitializeSchema initializeSchema = InitializeSchema.ALWAYS;
 
 	/**
 	 * Time between two runs of the cleanup of expired records, each run deleting batches
@@ -100,7 +103,7 @@ public class IdempotencyJdbcProperties {
 		EMBEDDED,
 
 		/**
-		 * Always, unless it exists.
+		 * Always, unless it exists: the default.
 		 */
 		ALWAYS,
 

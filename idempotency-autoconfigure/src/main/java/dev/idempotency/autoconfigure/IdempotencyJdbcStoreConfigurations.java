@@ -113,16 +113,16 @@ final class IdempotencyJdbcStoreConfigurations {
 	/**
 	 * Create the table when {@code idempotency.jdbc.initialize-schema} says so, as
 	 * {@code spring.sql.init.mode} would: {@code embedded} only in a database that Spring
-	 * Boot calls embedded, which the store does not run on, so that startup then fails,
-	 * saying so; a database that cannot be reached is not embedded.
+	 * Boot calls embedded. The store runs on none of those, so that startup then fails,
+	 * saying so, unless told {@code never}; a database that cannot be reached is not
+	 * embedded.
 	 */
 	static void initializeSchema(DataSource dataSource, IdempotencyJdbcProperties jdbc) {
 		InitializeSchema mode = jdbc.getInitializeSchema();
-		String embedded = (mode == InitializeSchema.EMBEDDED) ? embeddedProduct(dataSource) : null;
+		String embedded = (mode != InitializeSchema.NEVER) ? embeddedProduct(dataSource) : null;
 		if (embedded != null) {
 			throw new FailureAnalyzedException(
-					"The JDBC idempotency store does not run on " + embedded
-							+ ", an embedded database (idempotency.jdbc.initialize-schema=embedded)",
+					"The JDBC idempotency store does not run on " + embedded + ", an embedded database",
 					"Use PostgreSQL, MariaDB or MySQL for the DataSource, or set idempotency.store to 'memory' "
 							+ "where an embedded database is used (such as in tests).");
 		}

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.autoconfigure.IdempotencyJdbcProperties.InitializeSchema;
 import dev.idempotency.store.IdempotencyStore;
@@ -70,7 +72,7 @@ class IdempotencyJdbcStoreConfigurationTests {
 		this.contextRunner.withPropertyValues("idempotency.store=memory").run((context) -> {
 			IdempotencyJdbcProperties jdbc = context.getBean(IdempotencyProperties.class).getJdbc();
 			assertThat(jdbc.getTable()).isEqualTo("idempotency_record");
-			assertThat(jdbc.getInitializeSchema()).isEqualTo(InitializeSchema.EMBEDDED);
+			assertThat(jdbc.getInitializeSchema()).isEqualTo(InitializeSchema.ALWAYS);
 			assertThat(jdbc.getCleanupInterval()).isEqualTo(Duration.ofMinutes(1));
 			assertThat(jdbc.getCleanupBatchSize()).isEqualTo(500);
 		});
@@ -80,12 +82,12 @@ class IdempotencyJdbcStoreConfigurationTests {
 	void bindsTheJdbcProperties() {
 		this.contextRunner
 			.withPropertyValues("idempotency.store=memory", "idempotency.jdbc.table=app.records",
-					"idempotency.jdbc.initialize-schema=always", "idempotency.jdbc.cleanup-interval=30s",
+					"idempotency.jdbc.initialize-schema=never", "idempotency.jdbc.cleanup-interval=30s",
 					"idempotency.jdbc.cleanup-batch-size=100")
 			.run((context) -> {
 				IdempotencyJdbcProperties jdbc = context.getBean(IdempotencyProperties.class).getJdbc();
 				assertThat(jdbc.getTable()).isEqualTo("app.records");
-				assertThat(jdbc.getInitializeSchema()).isEqualTo(InitializeSchema.ALWAYS);
+				assertThat(jdbc.getInitializeSchema()).isEqualTo(InitializeSchema.NEVER);
 				assertThat(jdbc.getCleanupInterval()).isEqualTo(Duration.ofSeconds(30));
 				assertThat(jdbc.getCleanupBatchSize()).isEqualTo(100);
 			});
@@ -187,10 +189,10 @@ class IdempotencyJdbcStoreConfigurationTests {
 	}
 
 	@Test
-	void alwaysCreatesTheTableAndAgainIsHarmless() throws SQLException {
+	void alwaysByDefaultCreatesTheTableAndAgainIsHarmless() throws SQLException {
 		String table = newTable();
 		ApplicationContextRunner runner = this.withDataSource.withPropertyValues("idempotency.store=jdbc",
-				"idempotency.jdbc.table=" + table, "idempotency.jdbc.initialize-schema=always");
+				"idempotency.jdbc.table=" + table);
 		runner.run((context) -> assertThat(context).hasNotFailed());
 		assertThat(tableExists(table)).isTrue();
 		runner.run((context) -> assertThat(context).hasNotFailed());
@@ -200,7 +202,9 @@ class IdempotencyJdbcStoreConfigurationTests {
 	@Test
 	void embeddedDoesNotCreateTheTableInPostgres() throws SQLException {
 		String table = newTable();
-		this.withDataSource.withPropertyValues("idempotency.store=jdbc", "idempotency.jdbc.table=" + table)
+		this.withDataSource
+			.withPropertyValues("idempotency.store=jdbc", "idempotency.jdbc.table=" + table,
+					"idempotency.jdbc.initialize-schema=embedded")
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JdbcIdempotencyStore.class));
 		assertThat(tableExists(table)).isFalse();
 	}
@@ -215,9 +219,10 @@ class IdempotencyJdbcStoreConfigurationTests {
 		assertThat(tableExists(table)).isFalse();
 	}
 
-	@Test
-	void embeddedFailsStartupOnAnEmbeddedDatabaseWhichTheStoreDoesNotRunOn() {
-		this.contextRunner.withPropertyValues("idempotency.store=jdbc")
+	@ParameterizedTest
+	@ValueSource(strings = { "embedded", "always" })
+	void startupFailsOnAnEmbeddedDatabaseWhichTheStoreDoesNotRunOn(String mode) {
+		this.contextRunner.withPropertyValues("idempotency.store=jdbc", "idempotency.jdbc.initialize-schema=" + mode)
 			.withBean(DataSource.class,
 					() -> new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
 						.setName("idem-" + UUID.randomUUID())
@@ -225,8 +230,7 @@ class IdempotencyJdbcStoreConfigurationTests {
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.isInstanceOf(FailureAnalyzedException.class)
-				.hasMessage("The JDBC idempotency store does not run on H2, an embedded database "
-						+ "(idempotency.jdbc.initialize-schema=embedded)"));
+				.hasMessage("The JDBC idempotency store does not run on H2, an embedded database"));
 	}
 
 	@Test

@@ -46,7 +46,8 @@ public final class JdbcSchema {
 	/**
 	 * Create the store's table and index in a database, unless they exist, with the
 	 * script of that database, each statement committed at once on a connection of its
-	 * own.
+	 * own. When a statement fails but the table exists and can be read, such as for a
+	 * user allowed to write rows but not to create tables, the table is used as it is.
 	 * @param dataSource the database
 	 * @param table the table, {@code table} or {@code schema.table}: letters, digits and
 	 * {@code _}
@@ -80,8 +81,21 @@ public final class JdbcSchema {
 			}
 		}
 		catch (SQLException ex) {
+			if (tableExists(dataSource, name)) {
+				return;
+			}
 			throw new IllegalStateException("Could not create the idempotency table " + name + " on " + dialect.name()
 					+ " with " + dialect.schemaScript() + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private static boolean tableExists(DataSource dataSource, TableName table) {
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			statement.executeQuery("SELECT record_key FROM " + table.qualified() + " WHERE 1 = 0").close();
+			return true;
+		}
+		catch (SQLException ex) {
+			return false;
 		}
 	}
 
