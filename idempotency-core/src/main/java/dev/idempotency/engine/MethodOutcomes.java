@@ -81,8 +81,8 @@ final class MethodOutcomes {
 	 * Release an attempt's record once the transaction that the store joins, and that its
 	 * outcome is about to be recorded in, has ended without a commit.
 	 */
-	void releaseAfterRollback(Operation operation, Attempt attempt) {
-		JoinedTransaction.releaseAfterRollback(this.recorder, operation, attempt);
+	JoinedTransaction releaseAfterRollback(Operation operation, Attempt attempt) {
+		return JoinedTransaction.releaseAfterRollback(this.recorder, operation, attempt);
 	}
 
 	/**

@@ -118,7 +118,7 @@ final class SpringTransactions {
 		@Override
 		public void savepointRollback(Object savepoint) {
 			if (!this.later.contains(savepoint)) {
-				this.completion.rolledBack("rolled back to a savepoint taken before the method returned");
+				this.completion.undone("rolled back to a savepoint taken before the method returned");
 			}
 		}
 

@@ -1,0 +1,210 @@
+package dev.idempotency.store.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.BatchOutcome;
+import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyInProgressException;
+import dev.idempotency.IdempotentExecutor;
+import dev.idempotency.codec.JacksonPayloadFingerprinter;
+import dev.idempotency.codec.JacksonResultCodec;
+import dev.idempotency.engine.DefaultIdempotentExecutor;
+import dev.idempotency.engine.IdempotencyDefaults;
+import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.OperationSettings;
+import dev.idempotency.store.IdempotencyRecord;
+import dev.idempotency.store.RecordKey;
+import dev.idempotency.store.RecordState;
+import dev.idempotency.test.jdbc.DatabaseKind;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Shapes of the caller's transaction that the joined completion must survive: a duplicate
+ * of a call inside the very transaction that ran it, a {@code NESTED} scope rolled back
+ * after the call and the retry in the same transaction.
+ */
+abstract class JdbcJoinedTransactionEdgeTests {
+
+	private static final String NAME = "JdbcJoinedTransactionEdgeTests.pay";
+
+	private final DatabaseKind kind;
+
+	private StoreDatabase database;
+
+	private final List<IdempotencyEngine> engines = new ArrayList<>();
+
+	private final AtomicInteger runs = new AtomicInteger();
+
+	JdbcJoinedTransactionEdgeTests(DatabaseKind kind) {
+		this.kind = kind;
+	}
+
+	@BeforeEach
+	void createDatabase() {
+		this.database = StoreDatabase.create(this.kind, 8);
+		this.database.jdbc().execute("CREATE TABLE edge_payment (id VARCHAR(100) NOT NULL)");
+	}
+
+	@AfterEach
+	void closeDatabase() {
+		this.engines.forEach(IdempotencyEngine::close);
+		this.database.close();
+	}
+
+	// Two deliveries of one message in one batch transaction (a producer's retry), or a
+	// retry inside the transaction: the second replays what the transaction commits,
+	// as with the stores that do not join, instead of refusing it as in progress
+	@Test
+	void duplicateInsideTheTransactionThatRanTheCallReplaysIt() {
+		IdempotentExecutor executor = executor(OnInProgress.REJECT);
+		String key = key();
+		List<String> paid = transactions().execute((status) -> List.of(pay(executor, key), pay(executor, key)));
+		assertThat(paid).containsExactly("paid " + key, "paid " + key);
+		assertThat(this.runs).hasValue(1);
+		assertThat(payments(key)).isOne();
+		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+	}
+
+	// The same for a batch: an item delivered again in a later batch of the same
+	// transaction replays what the first batch will commit
+	@Test
+	void batchDuplicateInsideTheTransactionThatRanTheItemReplaysIt() {
+		IdempotentExecutor executor = executor(OnInProgress.REJECT);
+		String key = key();
+		List<String> keys = List.of(key, key());
+		List<List<BatchOutcome<String, String>>> batches = transactions()
+			.execute((status) -> List.of(payAll(executor, keys), payAll(executor, keys)));
+		assertThat(batches.get(1)).allSatisfy((outcome) -> assertThat(outcome).isInstanceOf(BatchOutcome.Replayed.class)
+			.extracting((replayed) -> ((BatchOutcome.Replayed<String, String>) replayed).result())
+			.isEqualTo("paid " + outcome.item()));
+		assertThat(this.runs).hasValue(2);
+		assertThat(payments(key)).isOne();
+	}
+
+	// With WAIT, the duplicate would wait for its own transaction to end, which never
+	// comes before the wait times out
+	@Test
+	void duplicateInsideTheTransactionThatRanTheCallDoesNotWaitForItself() {
+		IdempotentExecutor executor = executor(OnInProgress.WAIT);
+		String key = key();
+		long started = System.nanoTime();
+		List<String> paid = transactions().execute((status) -> List.of(pay(executor, key), pay(executor, key)));
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+		assertThat(paid).containsExactly("paid " + key, "paid " + key);
+		assertThat(this.runs).hasValue(1);
+		assertThat(payments(key)).isOne();
+	}
+
+	// The usual retry shape: a NESTED scope around the call, rolled back after it, then
+	// the call again in the same transaction. The rollback to the savepoint undid the
+	// completion and the business row: the retry must never replay the value it undid (a
+	// lost effect). Its record is still in progress in the database until the transaction
+	// ends (MariaDB keeps the undone completion's row lock until then), so the retry is
+	// refused, and the record released once the transaction has ended
+	@Test
+	void retryAfterANestedRollbackInTheSameTransactionNeverReplaysTheUndoneValue() {
+		IdempotentExecutor executor = executor(OnInProgress.REJECT);
+		String key = key();
+		TransactionTemplate nested = transactions();
+		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		transactions().executeWithoutResult((status) -> {
+			nested.executeWithoutResult((inner) -> {
+				pay(executor, key);
+				inner.setRollbackOnly();
+			});
+			assertThatExceptionOfType(IdempotencyInProgressException.class).isThrownBy(() -> pay(executor, key));
+		});
+		assertThat(this.runs).hasValue(1);
+		assertThat(payments(key)).isZero();
+		assertThat(state(key)).isEqualTo(RecordState.FAILED);
+		assertThat(pay(executor, key)).isEqualTo("paid " + key);
+		assertThat(this.runs).hasValue(2);
+		assertThat(payments(key)).isOne();
+	}
+
+	// A NESTED rollback after the call, the outer transaction committing without a retry:
+	// the record is not left IN_PROGRESS for its lease (30 s here)
+	@Test
+	void nestedRollbackAfterTheCallReleasesTheRecordAtOnce() {
+		IdempotentExecutor executor = executor(OnInProgress.REJECT);
+		String key = key();
+		TransactionTemplate nested = transactions();
+		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		transactions().executeWithoutResult((status) -> nested.executeWithoutResult((inner) -> {
+			pay(executor, key);
+			inner.setRollbackOnly();
+		}));
+		assertThat(payments(key)).isZero();
+		assertThat(state(key)).isEqualTo(RecordState.FAILED);
+		assertThat(pay(executor, key)).isEqualTo("paid " + key);
+		assertThat(this.runs).hasValue(2);
+		assertThat(payments(key)).isOne();
+	}
+
+	private IdempotentExecutor executor(OnInProgress onInProgress) {
+		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
+		IdempotencyEngine engine = new IdempotencyEngine(store(),
+				new IdempotencyDefaults(
+						new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1), onInProgress,
+								Duration.ofSeconds(20)),
+						standard.onStoreFailure(), standard.maxKeyLength(), standard.maxResultSize(), Map.of()),
+				List.of());
+		this.engines.add(engine);
+		return new DefaultIdempotentExecutor(engine, new JacksonResultCodec(), new JacksonPayloadFingerprinter());
+	}
+
+	private JdbcIdempotencyStore store() {
+		return new JdbcIdempotencyStore(this.database.dataSource());
+	}
+
+	private TransactionTemplate transactions() {
+		DataSourceTransactionManager manager = new DataSourceTransactionManager(this.database.dataSource());
+		manager.setNestedTransactionAllowed(true);
+		return new TransactionTemplate(manager);
+	}
+
+	private String pay(IdempotentExecutor executor, String key) {
+		return executor.execute(NAME, key, String.class, () -> {
+			this.runs.incrementAndGet();
+			this.database.jdbc().update("INSERT INTO edge_payment (id) VALUES (?)", key);
+			return "paid " + key;
+		});
+	}
+
+	private List<BatchOutcome<String, String>> payAll(IdempotentExecutor executor, List<String> keys) {
+		return executor.executeAll(NAME, keys, (item) -> item, String.class, (item) -> {
+			this.runs.incrementAndGet();
+			this.database.jdbc().update("INSERT INTO edge_payment (id) VALUES (?)", item);
+			return "paid " + item;
+		});
+	}
+
+	private int payments(String key) {
+		return this.database.jdbc()
+			.queryForObject("SELECT count(*) FROM edge_payment WHERE id = ?", Integer.class, key);
+	}
+
+	private RecordState state(String key) {
+		return store().read(new RecordKey(NAME, key)).map(IdempotencyRecord::state).orElse(null);
+	}
+
+	private static String key() {
+		return UUID.randomUUID().toString();
+	}
+
+}
