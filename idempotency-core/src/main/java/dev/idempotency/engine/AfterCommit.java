@@ -85,6 +85,15 @@ final class AfterCommit implements TransactionOutcome {
 	}
 
 	/**
+	 * Return whether the calling thread runs inside a Spring-managed transaction: one
+	 * thread-local read when there is none.
+	 * @return whether a transaction is active
+	 */
+	static boolean inTransaction() {
+		return TRANSACTIONS_PRESENT && SpringTransactions.isActive();
+	}
+
+	/**
 	 * Return whether a record completed now joins the Spring-managed transaction the
 	 * calling thread runs in: one thread-local read when there is none.
 	 * @param store the engine's store

@@ -174,11 +174,12 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 		detach();
 		// Completing or releasing blocks for a store round trip: never on an event loop
 		StageOutcomes.follow(stage, this.result, (value, failure) -> this.calls.handoff()
-			.execute(() -> stop(renewal, attempt, takeover, value, failure)));
+			.executeOutsideTransactions(() -> stop(renewal, attempt, takeover, value, failure)));
 	}
 
 	// Runs on the thread that completes the method's stage, or one of the engine's when
-	// that is an event loop; the caller's future completes only once the record has.
+	// that is an event loop or in a transaction; the caller's future completes only once
+	// the record has.
 	private void stop(Renewal renewal, Attempt attempt, boolean takeover, @Nullable Object value,
 			@Nullable Throwable failure) {
 		Throwable error = failure;

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -20,12 +22,14 @@ import dev.idempotency.codec.JacksonResultCodec;
 import dev.idempotency.engine.DefaultIdempotentExecutor;
 import dev.idempotency.engine.IdempotencyDefaults;
 import dev.idempotency.engine.IdempotencyEngine;
+import dev.idempotency.engine.Operation;
 import dev.idempotency.engine.OperationSettings;
 import dev.idempotency.store.IdempotencyRecord;
 import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
 import dev.idempotency.test.jdbc.DatabaseKind;
 
+import org.springframework.core.ResolvableType;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -36,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * Shapes of the caller's transaction that the joined completion must survive: a duplicate
  * of a call inside the very transaction that ran it, a {@code NESTED} scope rolled back
- * after the call and the retry in the same transaction.
+ * after the call and the retry in the same transaction, an asynchronous method whose
+ * stage ends inside a transaction that later rolls back.
  */
 abstract class JdbcJoinedTransactionEdgeTests {
 
@@ -154,6 +159,37 @@ abstract class JdbcJoinedTransactionEdgeTests {
 		assertThat(pay(executor, key)).isEqualTo("paid " + key);
 		assertThat(this.runs).hasValue(2);
 		assertThat(payments(key)).isOne();
+	}
+
+	// docs/transactions.md: an asynchronous method completes its record when its value
+	// arrives, whatever transaction the caller had open, and a rollback after that leaves
+	// it done. A stage that ends on a thread inside a transaction on the store's data
+	// source must not have its record roll back with that transaction: its effect was
+	// done, and the record left IN_PROGRESS would run it again after the lease
+	@Test
+	void asynchronousCallWhoseStageEndsInsideATransactionThatRollsBackStaysDone() throws Exception {
+		IdempotentExecutor executor = executor(OnInProgress.REJECT);
+		IdempotencyEngine engine = this.engines.get(0);
+		Operation operation = new Operation(NAME,
+				new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1), OnInProgress.REJECT,
+						Duration.ofSeconds(20)),
+				new JacksonResultCodec().forType(ResolvableType.forClass(String.class)), "the test's key");
+		String key = key();
+		transactions().executeWithoutResult((status) -> {
+			CompletableFuture<Object> future = engine.executeAsync(operation, key, null, () -> {
+				this.runs.incrementAndGet();
+				return CompletableFuture.completedFuture("sent " + key);
+			});
+			assertThat(future.join()).isEqualTo("sent " + key);
+			status.setRollbackOnly();
+		});
+		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+		assertThat(engine.executeAsync(operation, key, null, () -> {
+			this.runs.incrementAndGet();
+			return CompletableFuture.completedFuture("sent again " + key);
+		}).get(10, TimeUnit.SECONDS)).isEqualTo("sent " + key);
+		assertThat(this.runs).hasValue(1);
+		assertThat(executor).isNotNull();
 	}
 
 	private IdempotentExecutor executor(OnInProgress onInProgress) {
