@@ -36,7 +36,7 @@ final class AcquireTransition {
 	}
 
 	AcquireResult acquire(RecordKey key, AcquireRequest request) {
-		Params params = new Params(key.toString());
+		Params params = new Params(this.dialect.storedKey(key));
 		params.owner = request.owner();
 		params.lease = JdbcFailures.millis(request.lease(), "lease");
 		params.retention = JdbcFailures.millis(request.retention(), "retention");

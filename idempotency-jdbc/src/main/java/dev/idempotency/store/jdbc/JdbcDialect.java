@@ -12,6 +12,8 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.store.RecordKey;
+
 /**
  * What differs between the databases the store runs on: its statements, how text and
  * times travel, and which errors mean a lock that is held or a transaction to retry. The
@@ -124,6 +126,14 @@ abstract class JdbcDialect {
 	 */
 	boolean joinsAt(IntSupplier isolation) {
 		return true;
+	}
+
+	/**
+	 * Return the stored form of a record's key, {@code name:key}, as its row's key column
+	 * holds it.
+	 */
+	String storedKey(RecordKey key) {
+		return key.toString();
 	}
 
 	/**
