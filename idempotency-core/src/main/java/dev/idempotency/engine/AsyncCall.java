@@ -165,7 +165,9 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 			stage = this.invocation.start();
 		}
 		catch (Throwable ex) {
-			stop(renewal, attempt, takeover, null, ex);
+			// A failure the operation replays is stored, never inside the caller's
+			// transaction
+			this.calls.handoff().executeOutsideTransactions(() -> stop(renewal, attempt, takeover, null, ex));
 			return;
 		}
 		finally {

@@ -192,6 +192,36 @@ abstract class JdbcJoinedTransactionEdgeTests {
 		assertThat(executor).isNotNull();
 	}
 
+	// The same for a failure that the operation replays, thrown by the asynchronous
+	// method before its stage exists: stored whatever the caller's transaction does
+	@Test
+	void asynchronousCallThatThrowsAReplayedFailureInsideATransactionThatRollsBackStaysDone() throws Exception {
+		executor(OnInProgress.REJECT);
+		IdempotencyEngine engine = this.engines.get(0);
+		Operation operation = new Operation(NAME,
+				new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1), OnInProgress.REJECT,
+						Duration.ofSeconds(20)),
+				new JacksonResultCodec().forType(ResolvableType.forClass(String.class)), "the test's key",
+				List.of(IllegalArgumentException.class));
+		String key = key();
+		transactions().executeWithoutResult((status) -> {
+			CompletableFuture<Object> future = engine.executeAsync(operation, key, null, () -> {
+				this.runs.incrementAndGet();
+				throw new IllegalArgumentException("declined " + key);
+			});
+			assertThat(future).failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.withCauseInstanceOf(IllegalArgumentException.class);
+			status.setRollbackOnly();
+		});
+		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+		assertThat(engine.executeAsync(operation, key, null, () -> {
+			this.runs.incrementAndGet();
+			return CompletableFuture.completedFuture("ran again " + key);
+		})).failsWithin(Duration.ofSeconds(10)).withThrowableThat().withCauseInstanceOf(IllegalArgumentException.class);
+		assertThat(this.runs).hasValue(1);
+	}
+
 	private IdempotentExecutor executor(OnInProgress onInProgress) {
 		IdempotencyDefaults standard = IdempotencyDefaults.STANDARD;
 		IdempotencyEngine engine = new IdempotencyEngine(store(),
