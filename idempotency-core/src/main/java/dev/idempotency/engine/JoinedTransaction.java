@@ -115,6 +115,16 @@ final class JoinedTransaction implements TransactionOutcome {
 		this.settled.set(true);
 	}
 
+	// Its record committed with the transaction, and no release can change that
+	@Override
+	public boolean committedDespite(String how) {
+		logger.warn("The transaction of " + this.attempt + " committed with its record, but a synchronization "
+				+ "ordered before its record's failed after the commit, and what that one was to commit then may not "
+				+ "have been: duplicates replay the record all the same");
+		committed();
+		return false;
+	}
+
 	@Override
 	public void undone(String how) {
 		this.undone = true;

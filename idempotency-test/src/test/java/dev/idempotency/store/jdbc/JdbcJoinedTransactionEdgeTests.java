@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.BatchOutcome;
 import dev.idempotency.Idempotent.OnInProgress;
@@ -29,13 +30,18 @@ import dev.idempotency.store.RecordKey;
 import dev.idempotency.store.RecordState;
 import dev.idempotency.test.jdbc.DatabaseKind;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.ResolvableType;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Shapes of the caller's transaction that the joined completion must survive: a duplicate
@@ -159,6 +165,33 @@ abstract class JdbcJoinedTransactionEdgeTests {
 		assertThat(pay(executor, key)).isEqualTo("paid " + key);
 		assertThat(this.runs).hasValue(2);
 		assertThat(payments(key)).isOne();
+	}
+
+	// A synchronization ordered before the record's fails after the commit: the record
+	// committed with the transaction, so the log must not claim that it was released
+	// for the next delivery to run the method again (a duplicate replays it)
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void commitWhoseEarlierSynchronizationFailsAfterItSaysTheRecordStaysDone(CapturedOutput output) {
+		IdempotentExecutor executor = executor(OnInProgress.REJECT);
+		String key = key();
+		assertThatIllegalStateException().isThrownBy(() -> transactions().executeWithoutResult((status) -> {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					throw new IllegalStateException("a producer's commit failed");
+				}
+
+			});
+			pay(executor, key);
+		})).withMessage("a producer's commit failed");
+		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+		assertThat(output).doesNotContain("so that the next delivery runs the method again")
+			.doesNotContain("could not release its record")
+			.contains("duplicates replay the record all the same");
+		assertThat(pay(executor, key)).isEqualTo("paid " + key);
+		assertThat(this.runs).hasValue(1);
 	}
 
 	// docs/transactions.md: an asynchronous method completes its record when its value
