@@ -86,6 +86,16 @@ final class MethodOutcomes {
 	}
 
 	/**
+	 * Release an attempt's record once the calling thread's transaction has ended without
+	 * a commit, when the store joins that transaction.
+	 * @return what follows the transaction, or {@code null} when the store does not join
+	 * one
+	 */
+	@Nullable JoinedTransaction joinedTransaction(Operation operation, Attempt attempt) {
+		return AfterCommit.joins(this.recorder.store()) ? releaseAfterRollback(operation, attempt) : null;
+	}
+
+	/**
 	 * Store the value of a method that ran, and report the outcome.
 	 * @throws IdempotencyLockLostException if another attempt took the record over
 	 * @throws IdempotencyCompletionException if the store kept failing

@@ -53,6 +53,10 @@ final class OutcomeRecorder {
 		this.nanoClock = nanoClock;
 	}
 
+	IdempotencyStore store() {
+		return this.store;
+	}
+
 	/**
 	 * Complete an attempt's record.
 	 * @param attempt the attempt

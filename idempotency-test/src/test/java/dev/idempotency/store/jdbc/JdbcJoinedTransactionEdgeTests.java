@@ -46,8 +46,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 /**
  * Shapes of the caller's transaction that the joined completion must survive: a duplicate
  * of a call inside the very transaction that ran it, a {@code NESTED} scope rolled back
- * after the call and the retry in the same transaction, an asynchronous method whose
- * stage ends inside a transaction that later rolls back.
+ * after the call and the retry in the same transaction, asynchronous methods whose stage
+ * ends inside the caller's transaction or inside another one.
  */
 abstract class JdbcJoinedTransactionEdgeTests {
 
@@ -194,48 +194,41 @@ abstract class JdbcJoinedTransactionEdgeTests {
 		assertThat(this.runs).hasValue(1);
 	}
 
-	// docs/transactions.md: an asynchronous method completes its record when its value
-	// arrives, whatever transaction the caller had open, and a rollback after that leaves
-	// it done. A stage that ends on a thread inside a transaction on the store's data
-	// source must not have its record roll back with that transaction: its effect was
-	// done, and the record left IN_PROGRESS would run it again after the lease
+	// A stage already complete when the method returns, on the caller's thread: recorded
+	// as a synchronous call's outcome, inside the caller's transaction, and released at
+	// once when that rolls back rather than left IN_PROGRESS for the lease (30 s)
 	@Test
-	void asynchronousCallWhoseStageEndsInsideATransactionThatRollsBackStaysDone() throws Exception {
-		IdempotentExecutor executor = executor(OnInProgress.REJECT);
-		IdempotencyEngine engine = this.engines.get(0);
-		Operation operation = new Operation(NAME,
-				new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1), OnInProgress.REJECT,
-						Duration.ofSeconds(20)),
-				new JacksonResultCodec().forType(ResolvableType.forClass(String.class)), "the test's key");
+	void asynchronousCallWhoseStageEndedBeforeItReturnedFollowsTheCallersTransaction() throws Exception {
+		IdempotencyEngine engine = engine();
+		Operation operation = operation(List.of());
 		String key = key();
 		transactions().executeWithoutResult((status) -> {
 			CompletableFuture<Object> future = engine.executeAsync(operation, key, null, () -> {
 				this.runs.incrementAndGet();
-				return CompletableFuture.completedFuture("sent " + key);
+				this.database.jdbc().update("INSERT INTO edge_payment (id) VALUES (?)", key);
+				return CompletableFuture.completedFuture("paid " + key);
 			});
-			assertThat(future.join()).isEqualTo("sent " + key);
+			assertThat(future.join()).isEqualTo("paid " + key);
 			status.setRollbackOnly();
 		});
-		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
-		assertThat(engine.executeAsync(operation, key, null, () -> {
+		assertThat(payments(key)).isZero();
+		assertThat(state(key)).isEqualTo(RecordState.FAILED);
+		String paid = transactions().execute((status) -> (String) engine.executeAsync(operation, key, null, () -> {
 			this.runs.incrementAndGet();
-			return CompletableFuture.completedFuture("sent again " + key);
-		}).get(10, TimeUnit.SECONDS)).isEqualTo("sent " + key);
-		assertThat(this.runs).hasValue(1);
-		assertThat(executor).isNotNull();
+			this.database.jdbc().update("INSERT INTO edge_payment (id) VALUES (?)", key);
+			return CompletableFuture.completedFuture("paid " + key);
+		}).join());
+		assertThat(paid).isEqualTo("paid " + key);
+		assertThat(payments(key)).isOne();
+		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+		assertThat(this.runs).hasValue(2);
 	}
 
-	// The same for a failure that the operation replays, thrown by the asynchronous
-	// method before its stage exists: stored whatever the caller's transaction does
+	// The same for a failure that the operation replays, thrown before the stage exists
 	@Test
-	void asynchronousCallThatThrowsAReplayedFailureInsideATransactionThatRollsBackStaysDone() throws Exception {
-		executor(OnInProgress.REJECT);
-		IdempotencyEngine engine = this.engines.get(0);
-		Operation operation = new Operation(NAME,
-				new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1), OnInProgress.REJECT,
-						Duration.ofSeconds(20)),
-				new JacksonResultCodec().forType(ResolvableType.forClass(String.class)), "the test's key",
-				List.of(IllegalArgumentException.class));
+	void asynchronousCallThatThrowsAReplayedFailureFollowsTheCallersTransaction() throws Exception {
+		IdempotencyEngine engine = engine();
+		Operation operation = operation(List.of(IllegalArgumentException.class));
 		String key = key();
 		transactions().executeWithoutResult((status) -> {
 			CompletableFuture<Object> future = engine.executeAsync(operation, key, null, () -> {
@@ -247,12 +240,47 @@ abstract class JdbcJoinedTransactionEdgeTests {
 				.withCauseInstanceOf(IllegalArgumentException.class);
 			status.setRollbackOnly();
 		});
+		assertThat(state(key)).isEqualTo(RecordState.FAILED);
+	}
+
+	// A value that arrives later, on a thread inside a transaction of its own on the same
+	// data source (completed from transactional code): the record completes when the
+	// value arrives, never inside that unrelated transaction, whose rollback would leave
+	// it IN_PROGRESS for the next delivery to run the method again
+	@Test
+	void asynchronousCallWhoseValueArrivesInsideAnotherTransactionStaysDone() throws Exception {
+		IdempotencyEngine engine = engine();
+		Operation operation = operation(List.of());
+		String key = key();
+		CompletableFuture<String> value = new CompletableFuture<>();
+		CompletableFuture<Object> call = engine.executeAsync(operation, key, null, () -> {
+			this.runs.incrementAndGet();
+			return value;
+		});
+		CompletableFuture.runAsync(() -> transactions().executeWithoutResult((status) -> {
+			value.complete("sent " + key);
+			status.setRollbackOnly();
+		})).get(10, TimeUnit.SECONDS);
+		assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("sent " + key);
 		assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
 		assertThat(engine.executeAsync(operation, key, null, () -> {
 			this.runs.incrementAndGet();
-			return CompletableFuture.completedFuture("ran again " + key);
-		})).failsWithin(Duration.ofSeconds(10)).withThrowableThat().withCauseInstanceOf(IllegalArgumentException.class);
+			return CompletableFuture.completedFuture("sent again " + key);
+		}).get(10, TimeUnit.SECONDS)).isEqualTo("sent " + key);
 		assertThat(this.runs).hasValue(1);
+	}
+
+	private IdempotencyEngine engine() {
+		executor(OnInProgress.REJECT);
+		return this.engines.get(this.engines.size() - 1);
+	}
+
+	private static Operation operation(List<Class<? extends Throwable>> replayFailures) {
+		return new Operation(NAME,
+				new OperationSettings(Duration.ofSeconds(30), Duration.ofHours(1), OnInProgress.REJECT,
+						Duration.ofSeconds(20)),
+				new JacksonResultCodec().forType(ResolvableType.forClass(String.class)), "the test's key",
+				replayFailures);
 	}
 
 	private IdempotentExecutor executor(OnInProgress onInProgress) {
