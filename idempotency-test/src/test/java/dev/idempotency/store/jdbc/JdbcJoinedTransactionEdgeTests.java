@@ -35,6 +35,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.ResolvableType;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -191,6 +192,31 @@ abstract class JdbcJoinedTransactionEdgeTests {
 			.doesNotContain("could not release its record")
 			.contains("duplicates replay the record all the same");
 		assertThat(pay(executor, key)).isEqualTo("paid " + key);
+		assertThat(this.runs).hasValue(1);
+	}
+
+	// A transaction manager without synchronization (SYNCHRONIZATION_NEVER): the engine
+	// cannot follow its transaction, but its connection is bound to the thread in a
+	// transaction. Completed at once on a connection of the store's own, the record
+	// would say done for a business row that the rollback undid: a lost effect. Joined,
+	// it rolls back with the row, and the record waits for its lease
+	@Test
+	void transactionWithoutSynchronizationNeverLosesTheEffectOnRollback() {
+		IdempotentExecutor executor = executor(OnInProgress.REJECT);
+		String key = key();
+		DataSourceTransactionManager manager = new DataSourceTransactionManager(this.database.dataSource());
+		manager.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+		TransactionTemplate unsynchronized = new TransactionTemplate(manager);
+		unsynchronized.executeWithoutResult((status) -> {
+			pay(executor, key);
+			status.setRollbackOnly();
+		});
+		assertThat(payments(key)).isZero();
+		assertThat(state(key)).isNotEqualTo(RecordState.COMPLETED);
+		assertThat(state(key)).isEqualTo(RecordState.IN_PROGRESS);
+		// Not released (nothing hears the rollback): in progress until its lease runs out
+		assertThatExceptionOfType(IdempotencyInProgressException.class)
+			.isThrownBy(() -> unsynchronized.executeWithoutResult((status) -> pay(executor, key)));
 		assertThat(this.runs).hasValue(1);
 	}
 
