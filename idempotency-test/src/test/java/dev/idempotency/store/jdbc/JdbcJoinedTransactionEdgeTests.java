@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.BatchOutcome;
 import dev.idempotency.Idempotent.OnInProgress;
+import dev.idempotency.IdempotencyCompletionException;
 import dev.idempotency.IdempotencyInProgressException;
 import dev.idempotency.IdempotentExecutor;
 import dev.idempotency.codec.JacksonPayloadFingerprinter;
@@ -218,6 +219,35 @@ abstract class JdbcJoinedTransactionEdgeTests {
 		assertThatExceptionOfType(IdempotencyInProgressException.class)
 			.isThrownBy(() -> unsynchronized.executeWithoutResult((status) -> pay(executor, key)));
 		assertThat(this.runs).hasValue(1);
+	}
+
+	// Such a joined completion that fails is not retried inside that transaction either:
+	// PostgreSQL refuses every statement of it after the error, and retries would go on
+	// for the lease (30 s) before the call fails
+	@Test
+	void completionThatFailsInATransactionWithoutSynchronizationIsNotRetriedThere() {
+		poisonCompletionsOf("poison");
+		IdempotentExecutor executor = executor(OnInProgress.REJECT);
+		String key = "poison-" + key();
+		DataSourceTransactionManager manager = new DataSourceTransactionManager(this.database.dataSource());
+		manager.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+		long started = System.nanoTime();
+		assertThatExceptionOfType(IdempotencyCompletionException.class)
+			.isThrownBy(() -> new TransactionTemplate(manager).executeWithoutResult((status) -> pay(executor, key)))
+			.havingRootCause()
+			.withMessageContaining("poisoned completion");
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+		assertThat(payments(key)).isZero();
+	}
+
+	/**
+	 * Make every completion of a key containing a marker fail inside the caller's
+	 * transaction, as a trigger of the application's might.
+	 */
+	abstract void poisonCompletionsOf(String marker);
+
+	StoreDatabase database() {
+		return this.database;
 	}
 
 	// A stage already complete when the method returns, on the caller's thread: recorded

@@ -8,4 +8,12 @@ class MariaDbJdbcJoinedTransactionEdgeTests extends JdbcJoinedTransactionEdgeTes
 		super(DatabaseKind.MARIADB);
 	}
 
+	@Override
+	void poisonCompletionsOf(String marker) {
+		database().jdbc()
+			.execute("CREATE TRIGGER poison BEFORE UPDATE ON " + JdbcIdempotencyStore.DEFAULT_TABLE
+					+ " FOR EACH ROW BEGIN IF NEW.state = 'COMPLETED' AND NEW.record_key LIKE '%" + marker
+					+ "%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned completion'; END IF; END");
+	}
+
 }

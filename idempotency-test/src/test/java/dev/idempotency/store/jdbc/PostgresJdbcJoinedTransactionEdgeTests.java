@@ -8,4 +8,15 @@ class PostgresJdbcJoinedTransactionEdgeTests extends JdbcJoinedTransactionEdgeTe
 		super(DatabaseKind.POSTGRESQL);
 	}
 
+	@Override
+	void poisonCompletionsOf(String marker) {
+		database().jdbc()
+			.execute("CREATE FUNCTION poison_completion() RETURNS trigger AS $$ BEGIN "
+					+ "RAISE EXCEPTION 'poisoned completion'; END $$ LANGUAGE plpgsql");
+		database().jdbc()
+			.execute("CREATE TRIGGER poison BEFORE UPDATE ON " + JdbcIdempotencyStore.DEFAULT_TABLE
+					+ " FOR EACH ROW WHEN (NEW.state = 'COMPLETED' AND NEW.record_key LIKE '%" + marker + "%') "
+					+ "EXECUTE FUNCTION poison_completion()");
+	}
+
 }
