@@ -240,6 +240,54 @@ abstract class JdbcJoinedTransactionEdgeTests {
 		assertThat(payments(key)).isZero();
 	}
 
+	// Schema-per-tenant applications point the transaction's connection at the tenant's
+	// schema (PostgreSQL's search_path, MariaDB's current database) for the business
+	// writes: the completion joined there must still find the store's table where the
+	// store's own connections found it, not fail (aborting the transaction on PostgreSQL)
+	// on every call
+	@Test
+	void completionJoinsATransactionWhoseConnectionLooksInAnotherSchema() {
+		String tenant = "tenant_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		createSchema(tenant);
+		try {
+			this.database.jdbc().execute("CREATE TABLE " + tenant + ".edge_payment (id VARCHAR(100) NOT NULL)");
+			IdempotentExecutor executor = executor(OnInProgress.REJECT);
+			pay(executor, key());
+			String key = key();
+			String paid = transactions().execute((status) -> {
+				String home = enterSchema(tenant);
+				try {
+					return pay(executor, key);
+				}
+				finally {
+					leaveSchema(home);
+				}
+			});
+			assertThat(paid).isEqualTo("paid " + key);
+			assertThat(state(key)).isEqualTo(RecordState.COMPLETED);
+			assertThat(this.database.jdbc()
+				.queryForObject("SELECT count(*) FROM " + tenant + ".edge_payment WHERE id = ?", Integer.class, key))
+				.isOne();
+			assertThat(pay(executor, key)).isEqualTo("paid " + key);
+			assertThat(this.runs).hasValue(2);
+		}
+		finally {
+			dropSchema(tenant);
+		}
+	}
+
+	abstract void createSchema(String name);
+
+	abstract void dropSchema(String name);
+
+	/**
+	 * Make the statements of the calling thread's transaction look in another schema.
+	 * @return what to leave it with
+	 */
+	abstract String enterSchema(String name);
+
+	abstract void leaveSchema(String home);
+
 	/**
 	 * Make every completion of a key containing a marker fail inside the caller's
 	 * transaction, as a trigger of the application's might.

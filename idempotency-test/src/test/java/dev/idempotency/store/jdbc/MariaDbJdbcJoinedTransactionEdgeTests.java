@@ -16,4 +16,26 @@ class MariaDbJdbcJoinedTransactionEdgeTests extends JdbcJoinedTransactionEdgeTes
 					+ "%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned completion'; END IF; END");
 	}
 
+	@Override
+	void createSchema(String name) {
+		database().jdbc().execute("CREATE DATABASE " + name);
+	}
+
+	@Override
+	void dropSchema(String name) {
+		database().jdbc().execute("DROP DATABASE " + name);
+	}
+
+	@Override
+	String enterSchema(String name) {
+		String home = database().jdbc().queryForObject("SELECT DATABASE()", String.class);
+		database().jdbc().execute("USE " + name);
+		return home;
+	}
+
+	@Override
+	void leaveSchema(String home) {
+		database().jdbc().execute("USE " + home);
+	}
+
 }

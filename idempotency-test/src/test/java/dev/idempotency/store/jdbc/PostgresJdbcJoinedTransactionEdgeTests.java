@@ -19,4 +19,25 @@ class PostgresJdbcJoinedTransactionEdgeTests extends JdbcJoinedTransactionEdgeTe
 					+ "EXECUTE FUNCTION poison_completion()");
 	}
 
+	@Override
+	void createSchema(String name) {
+		database().jdbc().execute("CREATE SCHEMA " + name);
+	}
+
+	@Override
+	void dropSchema(String name) {
+		database().jdbc().execute("DROP SCHEMA " + name + " CASCADE");
+	}
+
+	@Override
+	String enterSchema(String name) {
+		database().jdbc().execute("SET LOCAL search_path TO " + name);
+		return "";
+	}
+
+	@Override
+	void leaveSchema(String home) {
+		// SET LOCAL ends with the transaction
+	}
+
 }
