@@ -85,6 +85,27 @@ final class AfterCommit implements TransactionOutcome {
 	}
 
 	/**
+	 * Return whether a record completed now runs inside a transaction of the calling
+	 * thread, never to be retried there: one the engine follows ({@link #joins}), or one
+	 * of a transaction manager without synchronization, whose connection a store joins
+	 * all the same.
+	 * @param store the engine's store
+	 * @return whether a completion now runs in a transaction
+	 */
+	static boolean completesInTransaction(IdempotencyStore store) {
+		return TRANSACTIONS_PRESENT && store.joinsCurrentTransaction();
+	}
+
+	/**
+	 * Return whether the calling thread runs inside a Spring-managed transaction: one
+	 * thread-local read when there is none.
+	 * @return whether a transaction is active
+	 */
+	static boolean inTransaction() {
+		return TRANSACTIONS_PRESENT && SpringTransactions.isActive();
+	}
+
+	/**
 	 * Return whether a record completed now joins the Spring-managed transaction the
 	 * calling thread runs in: one thread-local read when there is none.
 	 * @param store the engine's store

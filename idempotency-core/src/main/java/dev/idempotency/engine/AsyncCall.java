@@ -3,6 +3,7 @@ package dev.idempotency.engine;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
@@ -165,20 +166,40 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 			stage = this.invocation.start();
 		}
 		catch (Throwable ex) {
-			stop(renewal, attempt, takeover, null, ex);
+			this.calls.handoff().execute(() -> stopHere(renewal, attempt, takeover, null, ex));
 			return;
 		}
 		finally {
 			IdempotencyContextHolder.restore(outer);
 		}
 		detach();
+		Thread caller = Thread.currentThread();
+		AtomicBoolean returning = new AtomicBoolean(true);
 		// Completing or releasing blocks for a store round trip: never on an event loop
-		StageOutcomes.follow(stage, this.result, (value, failure) -> this.calls.handoff()
-			.execute(() -> stop(renewal, attempt, takeover, value, failure)));
+		StageOutcomes.follow(stage, this.result, (value, failure) -> {
+			if (returning.get() && Thread.currentThread() == caller) {
+				this.calls.handoff().execute(() -> stopHere(renewal, attempt, takeover, value, failure));
+			}
+			else {
+				this.calls.handoff().executeOutsideTransactions(() -> stop(renewal, attempt, takeover, value, failure));
+			}
+		});
+		returning.set(false);
+	}
+
+	// The outcome of a method that ended before it returned, on the caller's thread,
+	// recorded there as a synchronous call's: inside the caller's transaction when the
+	// store joins it, and released if that does not commit
+	private void stopHere(Renewal renewal, Attempt attempt, boolean takeover, @Nullable Object value,
+			@Nullable Throwable failure) {
+		this.calls.outcomes().joinedTransaction(this.operation, attempt);
+		stop(renewal, attempt, takeover, value, failure);
 	}
 
 	// Runs on the thread that completes the method's stage, or one of the engine's when
-	// that is an event loop; the caller's future completes only once the record has.
+	// that is an event loop, or in a transaction other than the caller's at the call; the
+	// caller's future completes only once
+	// the record has.
 	private void stop(Renewal renewal, Attempt attempt, boolean takeover, @Nullable Object value,
 			@Nullable Throwable failure) {
 		Throwable error = failure;

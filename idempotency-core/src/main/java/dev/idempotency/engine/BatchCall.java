@@ -111,13 +111,18 @@ final class BatchCall<I> {
 				new BatchAfterCommit<>(this.steps.recorder(), this.steps.outcomes(), this.operation, ran).register();
 			}
 			else {
+				List<JoinedTransaction> joined = new ArrayList<>();
 				if (!ran.isEmpty() && AfterCommit.joins(this.steps.store())) {
 					// Completed inside the caller's transaction: released if it does not
 					// commit
-					ran.forEach((slot) -> this.steps.outcomes().releaseAfterRollback(this.operation, slot.attempt()));
+					ran.forEach((slot) -> joined
+						.add(this.steps.outcomes().releaseAfterRollback(this.operation, slot.attempt())));
 				}
 				try {
 					this.steps.recorder().record(this.operation, taken);
+					for (int i = 0; i < joined.size(); i++) {
+						joined.get(i).completedWith(ran.get(i).value());
+					}
 				}
 				catch (RuntimeException ex) {
 					// Only inside a transaction the store joins, for it to roll back

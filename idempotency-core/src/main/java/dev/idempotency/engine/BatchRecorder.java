@@ -70,7 +70,7 @@ final class BatchRecorder {
 		long deadline = 0;
 		@Nullable RuntimeException batchFailure = null;
 		List<Boolean> completed;
-		boolean joined = AfterCommit.joins(this.store);
+		boolean joined = AfterCommit.completesInTransaction(this.store);
 		try {
 			completed = completeAll(operation, batch);
 		}

@@ -71,6 +71,28 @@ final class EventLoopHandoff implements AutoCloseable {
 			work.run();
 			return;
 		}
+		handOver(work);
+	}
+
+	/**
+	 * Run the recording of an asynchronous call's outcome: as {@link #execute}, and on a
+	 * thread of the engine's own when the current thread runs inside a Spring-managed
+	 * transaction. An asynchronous call's record completes when its value arrives,
+	 * whatever transaction the thread it arrives on is in: a store that joins
+	 * transactions would otherwise complete it inside that one, whose rollback, unrelated
+	 * to the call's effect, would leave the record in progress for the next delivery to
+	 * run again.
+	 * @param work the work
+	 */
+	void executeOutsideTransactions(Runnable work) {
+		if (AfterCommit.inTransaction()) {
+			handOver(work);
+			return;
+		}
+		execute(work);
+	}
+
+	private void handOver(Runnable work) {
 		try {
 			executor().execute(work);
 		}

@@ -81,8 +81,18 @@ final class MethodOutcomes {
 	 * Release an attempt's record once the transaction that the store joins, and that its
 	 * outcome is about to be recorded in, has ended without a commit.
 	 */
-	void releaseAfterRollback(Operation operation, Attempt attempt) {
-		JoinedTransaction.releaseAfterRollback(this.recorder, operation, attempt);
+	JoinedTransaction releaseAfterRollback(Operation operation, Attempt attempt) {
+		return JoinedTransaction.releaseAfterRollback(this.recorder, operation, attempt);
+	}
+
+	/**
+	 * Release an attempt's record once the calling thread's transaction has ended without
+	 * a commit, when the store joins that transaction.
+	 * @return what follows the transaction, or {@code null} when the store does not join
+	 * one
+	 */
+	@Nullable JoinedTransaction joinedTransaction(Operation operation, Attempt attempt) {
+		return AfterCommit.joins(this.recorder.store()) ? releaseAfterRollback(operation, attempt) : null;
 	}
 
 	/**

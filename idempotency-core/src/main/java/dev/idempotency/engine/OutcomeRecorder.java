@@ -53,6 +53,10 @@ final class OutcomeRecorder {
 		this.nanoClock = nanoClock;
 	}
 
+	IdempotencyStore store() {
+		return this.store;
+	}
+
 	/**
 	 * Complete an attempt's record.
 	 * @param attempt the attempt
@@ -78,7 +82,7 @@ final class OutcomeRecorder {
 	 */
 	void complete(Attempt attempt, StoredResult stored, Duration retention, long deadlineNanos) {
 		boolean completed;
-		boolean joined = AfterCommit.joins(this.store);
+		boolean joined = AfterCommit.completesInTransaction(this.store);
 		BooleanSupplier completion = () -> this.store.complete(attempt.record(), attempt.owner(), attempt.fence(),
 				stored, retention);
 		try {

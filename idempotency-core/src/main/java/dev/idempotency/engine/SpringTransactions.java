@@ -118,7 +118,7 @@ final class SpringTransactions {
 		@Override
 		public void savepointRollback(Object savepoint) {
 			if (!this.later.contains(savepoint)) {
-				this.completion.rolledBack("rolled back to a savepoint taken before the method returned");
+				this.completion.undone("rolled back to a savepoint taken before the method returned");
 			}
 		}
 
@@ -143,11 +143,12 @@ final class SpringTransactions {
 				// then (a KafkaTemplate's producer synchronized with a database
 				// transaction, a JMS or RabbitMQ session), whose part of the effect is
 				// then lost: released, a duplicate of the part that committed
-				logger.warn("The transaction of " + this.completion + " committed, but a synchronization ordered "
-						+ "before its record's failed after the commit, and what that one was to commit then may not "
-						+ "have been: releasing the record, so that the next delivery runs the method again");
-				this.completion
-					.rolledBack("committed, but a synchronization ordered before its record's failed after the commit");
+				if (this.completion.committedDespite(
+						"committed, but a synchronization ordered before its record's failed after the commit")) {
+					logger.warn("The transaction of " + this.completion + " committed, but a synchronization ordered "
+							+ "before its record's failed after the commit, and what that one was to commit then may "
+							+ "not have been: released the record, so that the next delivery runs the method again");
+				}
 			}
 			else if (status == STATUS_COMMITTED) {
 				// Settled by afterCommit already, or registered by another

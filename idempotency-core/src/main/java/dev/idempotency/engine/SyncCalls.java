@@ -156,8 +156,11 @@ final class SyncCalls {
 				return new AfterCommit(this.outcomes, this.listeners, call, operation, attempt, takeover, value,
 						renewal, ticket);
 			}
-			joinedTransaction(operation, attempt);
+			JoinedTransaction joined = joinedTransaction(operation, attempt);
 			this.outcomes.completed(call, operation, attempt, takeover, value);
+			if (joined != null) {
+				joined.completedWith(value);
+			}
 			return value;
 		}
 		finally {
@@ -168,10 +171,8 @@ final class SyncCalls {
 	}
 
 	// Inside a transaction the store joins, the outcome commits or rolls back with it
-	private void joinedTransaction(Operation operation, Attempt attempt) {
-		if (AfterCommit.joins(this.store)) {
-			this.outcomes.releaseAfterRollback(operation, attempt);
-		}
+	private @Nullable JoinedTransaction joinedTransaction(Operation operation, Attempt attempt) {
+		return AfterCommit.joins(this.store) ? this.outcomes.releaseAfterRollback(operation, attempt) : null;
 	}
 
 }

@@ -35,6 +35,28 @@ interface TransactionOutcome {
 	void committed();
 
 	/**
+	 * Note that a rollback to a savepoint taken before the records were held undid what
+	 * the calls wrote in the transaction, which goes on. Released at once unless the
+	 * outcome says otherwise.
+	 * @param how how it was undone, for the exception the calls end with
+	 */
+	default void undone(String how) {
+		rolledBack(how);
+	}
+
+	/**
+	 * Settle the records of a transaction that committed, but where a synchronization
+	 * ordered before theirs failed after the commit, so that what it was to commit may
+	 * not have been. Released unless the outcome says otherwise.
+	 * @param how what happened, for the exception the calls end with
+	 * @return whether the records were released
+	 */
+	default boolean committedDespite(String how) {
+		rolledBack(how);
+		return true;
+	}
+
+	/**
 	 * Release the records of a transaction that rolled back, rolled back to a savepoint
 	 * taken before they were held, or whose outcome is unknown.
 	 * @param how how the transaction ended, for the exception the calls end with (such as

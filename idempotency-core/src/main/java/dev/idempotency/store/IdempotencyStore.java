@@ -187,11 +187,13 @@ public interface IdempotencyStore {
 	 * Return whether this store writes records in the Spring-managed transaction active
 	 * on the calling thread, so that a record completed now commits or rolls back with
 	 * that transaction's own writes, as a store on the transaction's own database
-	 * connection would. The engine asks only while such a transaction is active, when an
-	 * idempotent method has returned. A store that does not join it (this default: the
-	 * Redis and in-memory stores write at once) has its record completed by the engine
-	 * after the transaction commits, and released after it rolls back, so that an effect
-	 * the rollback undid is never recorded as done.
+	 * connection would. The engine asks while such a transaction is active, when an
+	 * idempotent method has returned, and before it completes a record, whose completion
+	 * it never retries inside a transaction (one of a transaction manager without
+	 * synchronization may be joined too, unseen by the engine). A store that does not
+	 * join it (this default: the Redis and in-memory stores write at once) has its record
+	 * completed by the engine after the transaction commits, and released after it rolls
+	 * back, so that an effect the rollback undid is never recorded as done.
 	 * @return whether completing a record now joins the current transaction
 	 */
 	default boolean joinsCurrentTransaction() {

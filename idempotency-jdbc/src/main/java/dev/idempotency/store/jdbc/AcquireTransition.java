@@ -2,6 +2,9 @@ package dev.idempotency.store.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
@@ -22,6 +25,10 @@ final class AcquireTransition {
 
 	private static final int MAX_ROUNDS = 16;
 
+	private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
 	private static final AcquireResult NEW = new AcquireResult.Acquired(1, false);
 
 	private static final AcquireResult KEY_REUSED = new AcquireResult.KeyReused();
@@ -36,7 +43,7 @@ final class AcquireTransition {
 	}
 
 	AcquireResult acquire(RecordKey key, AcquireRequest request) {
-		Params params = new Params(key.toString());
+		Params params = new Params(this.dialect.storedKey(key));
 		params.owner = request.owner();
 		params.lease = JdbcFailures.millis(request.lease(), "lease");
 		params.retention = JdbcFailures.millis(request.retention(), "retention");
@@ -53,10 +60,19 @@ final class AcquireTransition {
 	}
 
 	private AcquireResult rounds(Connection connection, RecordKey key, Params params) throws SQLException {
+		long pause = FIRST_PAUSE_NANOS;
 		for (int round = 0; round < MAX_ROUNDS; round++) {
+			params.idleLocked = false;
 			AcquireResult result = round(connection, key, params);
 			if (result != null) {
 				return result;
+			}
+			if (params.idleLocked) {
+				if (round == MAX_ROUNDS - 1) {
+					return new AcquireResult.InProgress(params.fence, Duration.ZERO);
+				}
+				LockSupport.parkNanos(this, pause);
+				pause = Math.min(pause * 2, MAX_PAUSE_NANOS);
 			}
 		}
 		throw new IdempotencyStoreException("The row of '" + key + "' in table " + this.dialect.table()
@@ -106,7 +122,8 @@ final class AcquireTransition {
 	 * Write a decision. A row locked by an open transaction is being moved on by a
 	 * completion inside a caller's transaction (the only statement of the store that
 	 * holds a row lock for longer than itself): the record is reported in progress rather
-	 * than waited for, however long that transaction stays open.
+	 * than waited for, however long that transaction stays open. A row whose record no
+	 * attempt holds (expired, or failed) is read again after a short pause instead.
 	 */
 	private @Nullable AcquireResult claim(Connection connection, NamedSql sql, Params params, StoredRow row, long fence,
 			boolean takeover) throws SQLException {
@@ -117,10 +134,17 @@ final class AcquireTransition {
 					: null;
 		}
 		catch (SQLException ex) {
-			if (this.dialect.isLockNotAvailable(ex)) {
-				return new AcquireResult.InProgress(row.fence(), row.leaseRemaining());
+			if (!this.dialect.isLockNotAvailable(ex)) {
+				throw ex;
 			}
-			throw ex;
+			if (row.isExpired() || row.isFailed()) {
+				// No attempt holds it: the cleanup deleting it, another acquire taking
+				// it, for an instant. Read again after a pause, rather than report in
+				// progress a record that no attempt holds, with a lease long gone
+				params.idleLocked = true;
+				return null;
+			}
+			return new AcquireResult.InProgress(row.fence(), row.leaseRemaining());
 		}
 	}
 

@@ -73,7 +73,7 @@ final class FinishTransitions {
 	}
 
 	CompletionStage<Boolean> abandon(RecordKey key, String owner, Duration retention) {
-		Params params = new Params(key.toString());
+		Params params = new Params(this.dialect.storedKey(key));
 		params.owner = owner;
 		params.retention = JdbcFailures.millis(retention, "retention");
 		try {
@@ -90,7 +90,7 @@ final class FinishTransitions {
 	}
 
 	private Params owned(RecordKey key, String owner, long fence, Duration retention) {
-		Params params = new Params(key.toString());
+		Params params = new Params(this.dialect.storedKey(key));
 		params.owner = owner;
 		params.fence = fence;
 		params.retention = JdbcFailures.millis(retention, "retention");

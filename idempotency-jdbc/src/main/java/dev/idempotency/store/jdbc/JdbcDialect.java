@@ -12,6 +12,8 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.idempotency.store.RecordKey;
+
 /**
  * What differs between the databases the store runs on: its statements, how text and
  * times travel, and which errors mean a lock that is held or a transaction to retry. The
@@ -37,6 +39,10 @@ abstract class JdbcDialect {
 	 */
 	static final int MAX_OWNER_LENGTH = 128;
 
+	private static final String POSTGRES_SCHEMA = "SELECT coalesce((SELECT n.nspname FROM pg_catalog.pg_class c "
+			+ "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(?)), "
+			+ "current_schema())";
+
 	private final TableName table;
 
 	private final DialectStatements statements;
@@ -52,20 +58,53 @@ abstract class JdbcDialect {
 	 * @throws IllegalStateException when the database is not one the store supports
 	 */
 	static JdbcDialect detect(DataSource dataSource, TableName table) throws SQLException {
+		return detect(dataSource, table, false);
+	}
+
+	/**
+	 * Detect the dialect of a data source's database from its metadata, its statements
+	 * naming the table as this data source's connections find it when {@code qualify} is
+	 * set and the name has no schema: a completion runs on the connection of a caller's
+	 * transaction, which may look in another schema (a tenant's {@code search_path} on
+	 * PostgreSQL, a tenant's database on MariaDB).
+	 * @throws SQLException when no connection can be had
+	 * @throws IllegalStateException when the database is not one the store supports
+	 */
+	static JdbcDialect detect(DataSource dataSource, TableName table, boolean qualify) throws SQLException {
 		try (Connection connection = dataSource.getConnection()) {
 			DatabaseMetaData metaData = connection.getMetaData();
 			String product = metaData.getDatabaseProductName();
 			String version = metaData.getDatabaseProductVersion();
 			if ("PostgreSQL".equalsIgnoreCase(product)) {
-				return new PostgresDialect(table);
+				return new PostgresDialect(qualify ? qualified(connection, table, POSTGRES_SCHEMA, '"') : table);
 			}
 			boolean mariaDb = "MariaDB".equalsIgnoreCase(product)
 					|| (version != null && version.toLowerCase(java.util.Locale.ROOT).contains("mariadb"));
 			if (mariaDb || "MySQL".equalsIgnoreCase(product)) {
-				return new MariaDbDialect(table, mariaDb);
+				return new MariaDbDialect(qualify ? qualified(connection, table, "SELECT DATABASE()", '`') : table,
+						mariaDb);
 			}
 			throw new IllegalStateException("The JDBC idempotency store supports PostgreSQL, MariaDB and MySQL, not "
 					+ product + " " + version);
+		}
+	}
+
+	// The schema of the table as the connection finds it, else the one it would be
+	// created in
+	private static TableName qualified(Connection connection, TableName table, String schemaQuery, char quote)
+			throws SQLException {
+		if (table.isQualified()) {
+			return table;
+		}
+		try (PreparedStatement statement = connection.prepareStatement(schemaQuery)) {
+			if (schemaQuery.indexOf('?') >= 0) {
+				statement.setString(1, table.simple());
+			}
+			try (ResultSet rs = statement.executeQuery()) {
+				String schema = rs.next() ? rs.getString(1) : null;
+				return (schema != null)
+						? table.in(quote + schema.replace(String.valueOf(quote), "" + quote + quote) + quote) : table;
+			}
 		}
 	}
 
@@ -124,6 +163,14 @@ abstract class JdbcDialect {
 	 */
 	boolean joinsAt(IntSupplier isolation) {
 		return true;
+	}
+
+	/**
+	 * Return the stored form of a record's key, {@code name:key}, as its row's key column
+	 * holds it.
+	 */
+	String storedKey(RecordKey key) {
+		return key.toString();
 	}
 
 	/**

@@ -219,7 +219,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private JdbcDialect detect() {
 		try {
-			return JdbcDialect.detect(this.connections.ownDataSource(), this.table);
+			return JdbcDialect.detect(this.connections.ownDataSource(), this.table, true);
 		}
 		catch (SQLException | IllegalStateException ex) {
 			throw new IdempotencyStoreException("Could not recognise the database of the JDBC idempotency store "

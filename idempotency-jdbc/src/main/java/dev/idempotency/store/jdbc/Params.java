@@ -37,6 +37,9 @@ final class Params {
 
 	byte @Nullable [] result;
 
+	// Set by an acquire round that found the row of a record no attempt holds locked
+	boolean idleLocked;
+
 	Params(String key) {
 		this.key = key;
 	}

@@ -1,14 +1,20 @@
 package dev.idempotency.store.jdbc;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.HexFormat;
 import java.util.function.IntSupplier;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.store.RecordKey;
 
 /**
  * PostgreSQL. Time is {@code clock_timestamp()}, read once per statement: {@code now()}
@@ -147,6 +153,25 @@ final class PostgresDialect extends JdbcDialect {
 	@Override
 	String storableText(String value) {
 		return (value.indexOf('\0') >= 0) ? value.replace('\0', '\uFFFD') : value;
+	}
+
+	// Nor a key: one that holds NUL is stored as the engine stores a key too long for
+	// its column, "sha256:" and the hex SHA-256 of its UTF-8 bytes. No other key meets
+	// it: the engine hashes every literal key that starts with "sha256:" too, so that
+	// form is only ever this very key's
+	@Override
+	String storedKey(RecordKey key) {
+		String literal = key.key();
+		if (literal.indexOf('\0') < 0) {
+			return super.storedKey(key);
+		}
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(literal.getBytes(StandardCharsets.UTF_8));
+			return key.name() + RecordKey.SEPARATOR + "sha256:" + HexFormat.of().formatHex(digest);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required of every Java platform", ex);
+		}
 	}
 
 	@Override

@@ -61,7 +61,7 @@ final class ReadAndEvict {
 	}
 
 	private Params params(RecordKey key) {
-		Params params = new Params(key.toString());
+		Params params = new Params(this.dialect.storedKey(key));
 		JdbcFailures.checkStorable(key, params.key, null, this.dialect);
 		return params;
 	}

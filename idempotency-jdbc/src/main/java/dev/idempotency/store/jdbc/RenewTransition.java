@@ -31,7 +31,7 @@ final class RenewTransition {
 	}
 
 	RenewalResult renew(RecordKey key, String owner, long fence, Duration lease, Duration retention) {
-		Params params = new Params(key.toString());
+		Params params = new Params(this.dialect.storedKey(key));
 		params.owner = owner;
 		params.fence = fence;
 		params.lease = JdbcFailures.millis(lease, "lease");

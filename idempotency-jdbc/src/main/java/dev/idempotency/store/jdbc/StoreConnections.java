@@ -103,11 +103,17 @@ final class StoreConnections {
 		return false;
 	}
 
+	// A transaction manager without synchronization binds its connection all the same,
+	// but says nothing of its transaction: that connection in a read-write transaction
+	// is joined too, so that a rollback undoes the completion with the writes (nothing
+	// releases the record then: it waits for its lease), where a completion of its own
+	// would say done for writes that the rollback undid
 	private @Nullable Connection transactionConnection() {
-		if (TransactionSynchronizationManager.isActualTransactionActive()
-				&& !TransactionSynchronizationManager.isCurrentTransactionReadOnly()
+		boolean synchronizing = TransactionSynchronizationManager.isSynchronizationActive();
+		if ((!synchronizing || (TransactionSynchronizationManager.isActualTransactionActive()
+				&& !TransactionSynchronizationManager.isCurrentTransactionReadOnly()))
 				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder
-				&& holder.getConnectionHandle() != null && inTransaction(holder.getConnection())) {
+				&& holder.getConnectionHandle() != null && inTransaction(holder.getConnection(), synchronizing)) {
 			return holder.getConnection();
 		}
 		return null;
@@ -116,9 +122,9 @@ final class StoreConnections {
 	// A connection bound for the synchronization of a transaction on another data source,
 	// used without a transaction of its own, is in auto-commit mode: a completion on it
 	// would commit at once, whatever that transaction's outcome
-	private static boolean inTransaction(Connection connection) {
+	private static boolean inTransaction(Connection connection, boolean synchronizing) {
 		try {
-			return !connection.getAutoCommit();
+			return !connection.getAutoCommit() && (synchronizing || !connection.isReadOnly());
 		}
 		catch (SQLException ex) {
 			return false;
@@ -197,6 +203,15 @@ final class StoreConnections {
 			Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
 			if (declared != null) {
 				return declared;
+			}
+			if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+				// Whatever it declared is not told without synchronization
+				try {
+					return this.connection.getTransactionIsolation();
+				}
+				catch (SQLException ex) {
+					return Connection.TRANSACTION_READ_COMMITTED;
+				}
 			}
 			Integer standard = StoreConnections.this.defaultIsolation;
 			if (standard == null) {

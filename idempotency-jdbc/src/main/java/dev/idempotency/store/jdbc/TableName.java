@@ -43,6 +43,18 @@ record TableName(String qualified, String simple) {
 		return new TableName(table, simple);
 	}
 
+	boolean isQualified() {
+		return this.qualified.indexOf('.') >= 0;
+	}
+
+	/**
+	 * Return this table in a schema.
+	 * @param schema the schema, quoted as the database needs it
+	 */
+	TableName in(String schema) {
+		return new TableName(schema + "." + this.simple, this.simple);
+	}
+
 	@Override
 	public String toString() {
 		return this.qualified;

@@ -1,0 +1,11 @@
+package dev.idempotency.store.jdbc;
+
+import dev.idempotency.test.jdbc.DatabaseKind;
+
+class MariaDbJdbcHostileKeyTests extends JdbcHostileKeyTests {
+
+	MariaDbJdbcHostileKeyTests() {
+		super(DatabaseKind.MARIADB);
+	}
+
+}
