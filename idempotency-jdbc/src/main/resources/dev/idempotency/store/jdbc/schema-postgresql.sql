@@ -3,7 +3,9 @@
 -- ${table}       the table, optionally schema-qualified (default idempotency_record)
 -- ${table_name}  the table's name without its schema, which names its index
 --
--- One row per record, under record_key = operation name + ':' + key. Every time is written from
+-- One row per record, under record_key = operation name + ':' + key, compared byte for byte (COLLATE "C":
+-- the primary key's order never depends on the operating system's locale, whose updates can corrupt an index
+-- ordered by it and let a second row in for one key). Every time is written from
 -- clock_timestamp() of the database, never from a client's clock. A row whose expires_at has passed
 -- counts as absent, and is deleted by whoever comes next for its key or by a cleanup.
 --
@@ -21,7 +23,7 @@
 --   result        the encoded result; for a stored failure, its message in UTF-8 (NULL when none)
 
 CREATE TABLE IF NOT EXISTS ${table} (
-	record_key VARCHAR(512) NOT NULL PRIMARY KEY,
+	record_key VARCHAR(512) COLLATE "C" NOT NULL PRIMARY KEY,
 	state VARCHAR(11) NOT NULL,
 	fence BIGINT NOT NULL,
 	owner VARCHAR(128) NOT NULL,

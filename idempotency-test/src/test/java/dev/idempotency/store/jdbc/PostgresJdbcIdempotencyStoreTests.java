@@ -5,6 +5,9 @@ import java.time.Duration;
 import com.zaxxer.hikari.HikariConfig;
 import dev.idempotency.test.jdbc.DatabaseKind;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 class PostgresJdbcIdempotencyStoreTests extends JdbcIdempotencyStoreTests {
 
@@ -24,6 +27,16 @@ class PostgresJdbcIdempotencyStoreTests extends JdbcIdempotencyStoreTests {
 					+ "'SELECT pg_catalog.clock_timestamp() + INTERVAL ''" + shift.toSeconds() + " seconds''' "
 					+ "LANGUAGE SQL");
 		dataSource.setConnectionInitSql("SET search_path = " + schema + ", pg_catalog, public");
+	}
+
+	// Byte order, whatever the database's default collation: the primary key's index
+	// never depends on the operating system's locale data
+	@Test
+	void keysAreComparedByteForByte() {
+		assertThat(database().jdbc()
+			.queryForObject("SELECT collation_name FROM information_schema.columns WHERE table_name = "
+					+ "'idempotency_record' AND column_name = 'record_key'", String.class))
+			.isEqualTo("C");
 	}
 
 	@Override
