@@ -198,8 +198,7 @@ final class AsyncCall implements AsyncWaiter.Waiting {
 
 	// Runs on the thread that completes the method's stage, or one of the engine's when
 	// that is an event loop, or in a transaction other than the caller's at the call; the
-	// caller's future completes only once
-	// the record has.
+	// caller's future completes only once the record has.
 	private void stop(Renewal renewal, Attempt attempt, boolean takeover, @Nullable Object value,
 			@Nullable Throwable failure) {
 		Throwable error = failure;
