@@ -19,14 +19,15 @@ import dev.idempotency.test.jdbc.DatabaseKind;
  * connection of the pool, then its complete on another, as the store takes them; a replay
  * is the acquire alone, its stored bytes handed back undecoded. The body is encoded once,
  * up front: no JSON, no expression, no lease renewal, no decision on the row beyond its
- * state. The SQL is copied from the dialects (their classes are package-private):
- * {@link JdbcFloorCheck} compares it with the store's at startup.
+ * state. The SQL is copied from the dialects (their classes are package-private), with
+ * the table named as the store names it, qualified by the schema (MariaDB: the database)
+ * it is in: {@link JdbcFloorCheck} compares it with the store's at startup.
  */
 final class JdbcFloor {
 
 	static final String PG_ACQUIRE = "WITH now AS MATERIALIZED (SELECT clock_timestamp() AS t) , existing AS "
-			+ "MATERIALIZED (SELECT * FROM idempotency_record WHERE record_key = ?), inserted AS (INSERT INTO "
-			+ "idempotency_record (record_key, state, fence, owner, takeover, started_at, lease_until, expires_at, "
+			+ "MATERIALIZED (SELECT * FROM %1$s WHERE record_key = ?), inserted AS (INSERT INTO "
+			+ "%1$s (record_key, state, fence, owner, takeover, started_at, lease_until, expires_at, "
 			+ "fingerprint) SELECT ?, 'IN_PROGRESS', 1, ?, FALSE, now.t, now.t + ? * INTERVAL '1 millisecond', "
 			+ "now.t + (? + ?) * INTERVAL '1 millisecond', ? FROM now WHERE NOT EXISTS (SELECT 1 FROM existing) "
 			+ "ON CONFLICT (record_key) DO NOTHING RETURNING 1) SELECT (SELECT count(*) FROM inserted), now.t, "
@@ -34,20 +35,20 @@ final class JdbcFloor {
 			+ "r.fingerprint, r.reason, r.failure_type, r.result FROM now LEFT JOIN existing AS r ON TRUE";
 
 	static final String PG_COMPLETE = "WITH now AS MATERIALIZED (SELECT clock_timestamp() AS t) UPDATE "
-			+ "idempotency_record AS r SET state = 'COMPLETED', completed_at = now.t, expires_at = now.t + ? * "
+			+ "%1$s AS r SET state = 'COMPLETED', completed_at = now.t, expires_at = now.t + ? * "
 			+ "INTERVAL '1 millisecond', reason = ?, failure_type = ?, result = ? FROM now WHERE r.record_key = ? "
 			+ "AND r.owner = ? AND r.fence = ? AND r.state = 'IN_PROGRESS' AND r.expires_at > now.t";
 
 	static final String MARIADB_READ = "SELECT UTC_TIMESTAMP(6), r.state, r.fence, r.owner, r.takeover, "
 			+ "r.started_at, r.lease_until, r.completed_at, r.expires_at, r.fingerprint, r.reason, r.failure_type, "
-			+ "r.result FROM idempotency_record AS r WHERE r.record_key = ?";
+			+ "r.result FROM %1$s AS r WHERE r.record_key = ?";
 
-	static final String MARIADB_INSERT = "INSERT INTO idempotency_record (record_key, state, fence, owner, takeover, "
+	static final String MARIADB_INSERT = "INSERT INTO %1$s (record_key, state, fence, owner, takeover, "
 			+ "started_at, lease_until, expires_at, fingerprint) VALUES (?, 'IN_PROGRESS', 1, ?, FALSE, "
 			+ "UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL (? * 1000) MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL "
 			+ "((? + ?) * 1000) MICROSECOND, ?)";
 
-	static final String MARIADB_COMPLETE = "UPDATE idempotency_record SET state = 'COMPLETED', completed_at = "
+	static final String MARIADB_COMPLETE = "UPDATE %1$s SET state = 'COMPLETED', completed_at = "
 			+ "UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (? * 1000) MICROSECOND, reason = ?, "
 			+ "failure_type = ?, result = ? WHERE record_key = ? AND owner = ? AND fence = ? AND state = "
 			+ "'IN_PROGRESS' AND expires_at > UTC_TIMESTAMP(6)";
@@ -78,6 +79,14 @@ final class JdbcFloor {
 
 	private final byte[] body;
 
+	private final String acquire;
+
+	private final String read;
+
+	private final String insert;
+
+	private final String complete;
+
 	/**
 	 * Create the floor.
 	 * @param dataSource a pool of its own, of the application's size
@@ -96,6 +105,32 @@ final class JdbcFloor {
 		this.lease = leaseMillis;
 		this.retention = retentionMillis;
 		this.body = body;
+		String table = qualifiedTable(dataSource, this.postgres);
+		this.acquire = String.format(PG_ACQUIRE, table);
+		this.read = String.format(MARIADB_READ, table);
+		this.insert = String.format(MARIADB_INSERT, table);
+		this.complete = String.format(this.postgres ? PG_COMPLETE : MARIADB_COMPLETE, table);
+	}
+
+	/**
+	 * Return the store's table as the store names it in its statements.
+	 * @param dataSource the database
+	 * @param postgres whether it is PostgreSQL, else MariaDB
+	 * @return the table, qualified
+	 */
+	static String qualifiedTable(DataSource dataSource, boolean postgres) {
+		String query = postgres ? "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+				+ "WHERE c.relname = 'idempotency_record' AND pg_table_is_visible(c.oid)" : "SELECT DATABASE()";
+		try (Connection connection = dataSource.getConnection();
+				PreparedStatement statement = connection.prepareStatement(query);
+				ResultSet rs = statement.executeQuery()) {
+			rs.next();
+			char quote = postgres ? '"' : '`';
+			return quote + rs.getString(1) + quote + ".idempotency_record";
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not find the store's table", ex);
+		}
 	}
 
 	/**
@@ -121,7 +156,7 @@ final class JdbcFloor {
 
 	// The stored result of a completed record, null when the row was inserted
 	private byte[] acquirePostgres(Connection connection, String key) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(PG_ACQUIRE)) {
+		try (PreparedStatement statement = connection.prepareStatement(this.acquire)) {
 			statement.setString(1, key);
 			statement.setString(2, key);
 			statement.setString(3, OWNER);
@@ -138,7 +173,7 @@ final class JdbcFloor {
 
 	private byte[] acquireMariaDb(Connection connection, String key) throws SQLException {
 		byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-		try (PreparedStatement statement = connection.prepareStatement(MARIADB_READ)) {
+		try (PreparedStatement statement = connection.prepareStatement(this.read)) {
 			statement.setBytes(1, bytes);
 			try (ResultSet rs = statement.executeQuery()) {
 				if (rs.next()) {
@@ -146,7 +181,7 @@ final class JdbcFloor {
 				}
 			}
 		}
-		try (PreparedStatement statement = connection.prepareStatement(MARIADB_INSERT)) {
+		try (PreparedStatement statement = connection.prepareStatement(this.insert)) {
 			statement.setBytes(1, bytes);
 			statement.setBytes(2, OWNER.getBytes(StandardCharsets.UTF_8));
 			statement.setLong(3, this.lease);
@@ -159,8 +194,7 @@ final class JdbcFloor {
 	}
 
 	private void complete(Connection connection, String key) throws SQLException {
-		try (PreparedStatement statement = connection
-			.prepareStatement(this.postgres ? PG_COMPLETE : MARIADB_COMPLETE)) {
+		try (PreparedStatement statement = connection.prepareStatement(this.complete)) {
 			statement.setLong(1, this.retention);
 			statement.setNull(2, Types.VARCHAR);
 			statement.setNull(3, Types.VARCHAR);

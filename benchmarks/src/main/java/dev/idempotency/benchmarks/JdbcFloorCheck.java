@@ -19,23 +19,23 @@ final class JdbcFloorCheck {
 	private JdbcFloorCheck() {
 	}
 
-	static void check(JdbcIdempotencyStore store, DatabaseKind kind) {
+	static void check(JdbcIdempotencyStore store, DatabaseKind kind, String table) {
 		Object dialect = invoke(read(store, "transitions"), "dialect");
 		Object statements = invoke(dialect, "statements");
 		List<String> differences = new ArrayList<>();
 		if (kind == DatabaseKind.POSTGRESQL) {
-			compare("acquire", read(dialect, "acquire"), JdbcFloor.PG_ACQUIRE, JdbcFloor.PG_ACQUIRE_PARAMS,
-					differences);
-			compare("complete", invoke(statements, "complete"), JdbcFloor.PG_COMPLETE, JdbcFloor.COMPLETE_PARAMS,
-					differences);
+			compare("acquire", read(dialect, "acquire"), String.format(JdbcFloor.PG_ACQUIRE, table),
+					JdbcFloor.PG_ACQUIRE_PARAMS, differences);
+			compare("complete", invoke(statements, "complete"), String.format(JdbcFloor.PG_COMPLETE, table),
+					JdbcFloor.COMPLETE_PARAMS, differences);
 		}
 		else {
-			compare("read", invoke(statements, "read"), JdbcFloor.MARIADB_READ, JdbcFloor.MARIADB_READ_PARAMS,
-					differences);
-			compare("insert", read(dialect, "insert"), JdbcFloor.MARIADB_INSERT, JdbcFloor.MARIADB_INSERT_PARAMS,
-					differences);
-			compare("complete", invoke(statements, "complete"), JdbcFloor.MARIADB_COMPLETE, JdbcFloor.COMPLETE_PARAMS,
-					differences);
+			compare("read", invoke(statements, "read"), String.format(JdbcFloor.MARIADB_READ, table),
+					JdbcFloor.MARIADB_READ_PARAMS, differences);
+			compare("insert", read(dialect, "insert"), String.format(JdbcFloor.MARIADB_INSERT, table),
+					JdbcFloor.MARIADB_INSERT_PARAMS, differences);
+			compare("complete", invoke(statements, "complete"), String.format(JdbcFloor.MARIADB_COMPLETE, table),
+					JdbcFloor.COMPLETE_PARAMS, differences);
 		}
 		if (!differences.isEmpty()) {
 			throw new IllegalStateException("The JDBC floor's statements are not the store's: copy them again from "

@@ -125,7 +125,8 @@ public final class JdbcHarness {
 	private void check(JdbcIdempotencyStore store, JdbcFloor floor, TransactionTemplate transactions, byte[] body)
 			throws Exception {
 		populate();
-		JdbcFloorCheck.check(store, this.kind);
+		JdbcFloorCheck.check(store, this.kind,
+				JdbcFloor.qualifiedTable(this.floorPool, this.kind == DatabaseKind.POSTGRESQL));
 		floor.checkReplays(this.replays.first());
 		String floorKey = Ids.unique(0, JdbcSide.FLOOR.ordinal(), 1);
 		floor.call(floorKey);

@@ -158,11 +158,14 @@ public final class JdbcScale {
 	private static String explain(DatabaseKind kind, HikariDataSource pool) throws SQLException {
 		boolean postgres = kind == DatabaseKind.POSTGRESQL;
 		String key = "'" + Payments.OPERATION + ":" + fillKey(1) + "'";
-		String sql = postgres ? JdbcFloor.PG_ACQUIRE.replaceFirst("\\?", key)
-			.replaceFirst("\\?", key)
-			.replaceFirst("\\?", "'o'")
-			.replace("?", "1000")
-			.replace("1000 FROM now WHERE", "NULL FROM now WHERE") : JdbcFloor.MARIADB_READ.replace("?", key);
+		String sql = postgres
+				? String.format(JdbcFloor.PG_ACQUIRE, "idempotency_record")
+					.replaceFirst("\\?", key)
+					.replaceFirst("\\?", key)
+					.replaceFirst("\\?", "'o'")
+					.replace("?", "1000")
+					.replace("1000 FROM now WHERE", "NULL FROM now WHERE")
+				: String.format(JdbcFloor.MARIADB_READ, "idempotency_record").replace("?", key);
 		StringBuilder plan = new StringBuilder();
 		try (Connection connection = pool.getConnection();
 				Statement statement = connection.createStatement();
