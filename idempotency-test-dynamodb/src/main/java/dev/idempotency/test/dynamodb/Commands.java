@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The operating system commands that a server of the tests needs: finding a program,
  * running one to its end, bounded in time, reading a log, deleting a directory.
@@ -46,12 +48,12 @@ final class Commands {
 	}
 
 	/**
-	 * Find a program in the directories of the {@code PATH}.
+	 * Find a program in the directories of a {@code PATH}.
 	 * @param name the program's name
+	 * @param path the directories, as in the {@code PATH} variable, or {@code null}
 	 * @return its path in the first directory that has it, if any
 	 */
-	static Optional<Path> onPath(String name) {
-		String path = System.getenv("PATH");
+	static Optional<Path> onPath(String name, @Nullable String path) {
 		if (path == null) {
 			return Optional.empty();
 		}

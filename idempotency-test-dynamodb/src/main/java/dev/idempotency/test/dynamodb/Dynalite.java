@@ -37,20 +37,27 @@ final class Dynalite {
 	static synchronized Optional<Dynalite> find() {
 		Optional<Dynalite> dynalite = found;
 		if (dynalite == null) {
-			dynalite = onPath().or(Dynalite::underNpmRoot);
+			dynalite = lookUp(System.getenv("PATH"));
 			found = dynalite;
 		}
 		return dynalite;
 	}
 
-	private static Optional<Dynalite> onPath() {
-		return Commands.onPath("dynalite")
-			.map((program) -> new Dynalite(List.of(program.toString()), "dynalite from " + program));
+	/**
+	 * Look for dynalite: {@code dynalite} in a {@code PATH}, else {@code dynalite/cli.js}
+	 * under {@code npm root -g}, with {@code npm} and {@code node} in that {@code PATH}.
+	 * @param path the directories, as in the {@code PATH} variable, or {@code null}
+	 * @return dynalite, if found
+	 */
+	static Optional<Dynalite> lookUp(@Nullable String path) {
+		return Commands.onPath("dynalite", path)
+			.map((program) -> new Dynalite(List.of(program.toString()), "dynalite from " + program))
+			.or(() -> underNpmRoot(path));
 	}
 
-	private static Optional<Dynalite> underNpmRoot() {
-		Optional<Path> node = Commands.onPath("node");
-		Optional<Path> npm = Commands.onPath("npm");
+	private static Optional<Dynalite> underNpmRoot(@Nullable String path) {
+		Optional<Path> node = Commands.onPath("node", path);
+		Optional<Path> npm = Commands.onPath("npm", path);
 		if (node.isEmpty() || npm.isEmpty()) {
 			return Optional.empty();
 		}
