@@ -47,7 +47,7 @@ final class ResultFit {
 	 */
 	static boolean isItemTooLarge(RuntimeException ex) {
 		return ex.getCause() instanceof DynamoDbException cause && cause.statusCode() == 400
-				&& cause.getMessage() != null && cause.getMessage().contains("size");
+				&& cause.getMessage() != null && cause.getMessage().contains("maximum allowed size");
 	}
 
 	private static String cut(String text, int bytes) {
