@@ -2,7 +2,6 @@ package dev.idempotency.test.dynamodb;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -18,32 +17,49 @@ import org.jspecify.annotations.Nullable;
  */
 final class Commands {
 
+	static final int OUTPUT_TIMEOUT_SECONDS = 10;
+
 	private Commands() {
 	}
 
 	/**
-	 * Run a command to its end and return what it printed.
+	 * Run a command to its end and return what it printed on its standard output; its
+	 * errors (npm's warnings among them) are left out, and it is bounded in time even
+	 * when it hangs.
 	 * @param command the program and its arguments
 	 * @return the output, trimmed
-	 * @throws IllegalStateException if it cannot run, takes more than 10 seconds or exits
-	 * with another status than 0
+	 * @throws IllegalStateException if it cannot run, takes more than
+	 * {@value #OUTPUT_TIMEOUT_SECONDS} seconds or exits with another status than 0
 	 */
 	static String output(String... command) {
+		String line = String.join(" ", command);
+		Path output = null;
 		try {
-			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-			if (!process.waitFor(10, TimeUnit.SECONDS) || process.exitValue() != 0) {
+			output = Files.createTempFile("idempotency-command-", ".out");
+			Process process = new ProcessBuilder(command).redirectOutput(output.toFile())
+				.redirectError(ProcessBuilder.Redirect.DISCARD)
+				.start();
+			if (!process.waitFor(OUTPUT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
 				process.destroyForcibly();
-				throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
+				throw new IllegalStateException(line + " did not finish within " + OUTPUT_TIMEOUT_SECONDS + "s");
 			}
-			return output;
+			String printed = Files.readString(output).trim();
+			if (process.exitValue() != 0) {
+				throw new IllegalStateException(line + " exited with " + process.exitValue() + ": " + printed);
+			}
+			return printed;
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Failed to run " + command[0], ex);
+			throw new IllegalStateException("Failed to run " + line, ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while running " + command[0], ex);
+			throw new IllegalStateException("Interrupted while running " + line, ex);
+		}
+		finally {
+			if (output != null) {
+				output.toFile().delete();
+			}
 		}
 	}
 

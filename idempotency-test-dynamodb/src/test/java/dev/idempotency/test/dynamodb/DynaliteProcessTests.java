@@ -69,6 +69,20 @@ class DynaliteProcessTests {
 	}
 
 	@Test
+	void npmWarningsDoNotHideTheNpmRoot(@TempDir Path bin) throws IOException {
+		// npm warns on its standard error, about an unknown npm_config_* variable for
+		// example, while printing the root on its standard output
+		Path node = Commands.onPath("node", System.getenv("PATH")).orElseThrow();
+		Path npm = Commands.onPath("npm", System.getenv("PATH")).orElseThrow();
+		Files.createSymbolicLink(bin.resolve("node"), node.toRealPath());
+		Files.writeString(bin.resolve("npm"),
+				"#!/bin/sh\necho 'npm warn Unknown env config \"foo\"' >&2\nexec '" + npm + "' \"$@\"\n");
+		assertThat(bin.resolve("npm").toFile().setExecutable(true)).isTrue();
+		Dynalite dynalite = Dynalite.lookUp(bin.toString()).orElseThrow();
+		assertThat(dynalite.toString()).endsWith("/dynalite/cli.js");
+	}
+
+	@Test
 	void nothingIsFoundWithoutDynaliteOrNode(@TempDir Path empty) {
 		assertThat(Dynalite.lookUp(empty.toString())).isEmpty();
 		assertThat(Dynalite.lookUp(null)).isEmpty();
