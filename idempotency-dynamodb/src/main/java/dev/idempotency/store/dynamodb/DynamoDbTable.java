@@ -1,0 +1,140 @@
+package dev.idempotency.store.dynamodb;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TableStatus;
+
+import org.springframework.util.Assert;
+
+/**
+ * Creates the table of a {@link DynamoDbIdempotencyStore}: on-demand capacity
+ * ({@code PAY_PER_REQUEST}), hash key {@code id} of type string, and TTL on the number
+ * attribute {@code ttl}, so that DynamoDB deletes expired records.
+ */
+public final class DynamoDbTable {
+
+	private static final Log logger = LogFactory.getLog(DynamoDbTable.class);
+
+	private static final Duration POLL = Duration.ofMillis(100);
+
+	private static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(2);
+
+	private DynamoDbTable() {
+	}
+
+	/**
+	 * Create the table unless it exists, wait until it is active, and enable TTL on it. A
+	 * server that refuses to enable TTL gets one WARN, not a failure: records then stay
+	 * until evicted, and the store still treats expired ones as absent.
+	 * @param client the client
+	 * @param table the table
+	 * @throws IllegalStateException if the table does not become active within two
+	 * minutes, or has another hash key
+	 * @throws SdkException if the client fails
+	 */
+	public static void initialize(DynamoDbClient client, String table) {
+		initialize(client, table, DEFAULT_TIMEOUT);
+	}
+
+	/**
+	 * Create the table unless it exists, wait until it is active, and enable TTL on it.
+	 * @param client the client
+	 * @param table the table
+	 * @param timeout how long to wait for the table to become active
+	 * @throws IllegalStateException if the table does not become active in time, or has
+	 * another hash key
+	 * @throws SdkException if the client fails
+	 */
+	public static void initialize(DynamoDbClient client, String table, Duration timeout) {
+		Assert.notNull(client, "'client' must not be null");
+		Assert.hasText(table, "'table' must not be empty");
+		if (describe(client, table) == null) {
+			try {
+				client.createTable((request) -> request.tableName(table)
+					.billingMode(BillingMode.PAY_PER_REQUEST)
+					.attributeDefinitions(AttributeDefinition.builder()
+						.attributeName(Attributes.ID)
+						.attributeType(ScalarAttributeType.S)
+						.build())
+					.keySchema(KeySchemaElement.builder().attributeName(Attributes.ID).keyType(KeyType.HASH).build()));
+			}
+			catch (ResourceInUseException ex) {
+				// Created meanwhile by another instance
+			}
+		}
+		checkKey(awaitActive(client, table, timeout), table);
+		enableTimeToLive(client, table);
+	}
+
+	private static TableDescription awaitActive(DynamoDbClient client, String table, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (true) {
+			TableDescription description = describe(client, table);
+			if (description != null && description.tableStatus() == TableStatus.ACTIVE) {
+				return description;
+			}
+			if (System.nanoTime() - deadline > 0) {
+				throw new IllegalStateException("DynamoDB table " + table + " did not become active within " + timeout
+						+ ((description != null) ? "; it is " + description.tableStatusAsString() : ""));
+			}
+			try {
+				TimeUnit.MILLISECONDS.sleep(POLL.toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while waiting for DynamoDB table " + table, ex);
+			}
+		}
+	}
+
+	private static @Nullable TableDescription describe(DynamoDbClient client, String table) {
+		try {
+			return client.describeTable((request) -> request.tableName(table)).table();
+		}
+		catch (ResourceNotFoundException ex) {
+			return null;
+		}
+	}
+
+	private static void checkKey(TableDescription description, String table) {
+		boolean idHash = description.keySchema()
+			.stream()
+			.anyMatch((key) -> key.keyType() == KeyType.HASH && Attributes.ID.equals(key.attributeName()));
+		if (!idHash || description.keySchema().size() != 1) {
+			throw new IllegalStateException("DynamoDB table " + table + " has the key schema " + description.keySchema()
+					+ "; an idempotency table has the hash key '" + Attributes.ID + "' (a string) and no range key");
+		}
+	}
+
+	private static void enableTimeToLive(DynamoDbClient client, String table) {
+		try {
+			client.updateTimeToLive((request) -> request.tableName(table)
+				.timeToLiveSpecification((spec) -> spec.enabled(true).attributeName(Attributes.TTL)));
+		}
+		catch (SdkException ex) {
+			String message = String.valueOf(ex.getMessage());
+			if (message.contains("already enabled")) {
+				return;
+			}
+			logger.warn("Could not enable TTL on attribute '" + Attributes.TTL + "' of DynamoDB table " + table
+					+ ", so DynamoDB will not delete expired idempotency records (the store treats them as absent "
+					+ "all the same): " + message);
+		}
+	}
+
+}
