@@ -62,6 +62,8 @@ import org.springframework.core.env.Environment;
 		IdempotencyStoreConfigurations.RedisModuleMissingConfiguration.class,
 		IdempotencyJdbcStoreConfigurations.JdbcStoreConfiguration.class,
 		IdempotencyJdbcStoreConfigurations.JdbcModuleMissingConfiguration.class,
+		IdempotencyDynamoDbStoreConfigurations.DynamoDbStoreConfiguration.class,
+		IdempotencyDynamoDbStoreConfigurations.DynamoDbModuleMissingConfiguration.class,
 		IdempotencyStoreConfigurations.MemoryStoreConfiguration.class })
 public final class IdempotencyAutoConfiguration {
 

@@ -32,7 +32,7 @@ public class IdempotencyProperties implements Validator {
 	 * (a spring.data.redis connection property such as host or url, a Redis
 	 * ConnectionDetails or RedisConnectionFactory bean of its own), else JDBC when
 	 * idempotency-jdbc is on the class path and there is a DataSource bean, and memory
-	 * otherwise.
+	 * otherwise. 'dynamodb' only when asked for: 'auto' never picks it.
 	 */
 	private StoreType store = StoreType.AUTO;
 
@@ -100,6 +100,9 @@ public class IdempotencyProperties implements Validator {
 
 	@NestedConfigurationProperty
 	private final IdempotencyJdbcProperties jdbc = new IdempotencyJdbcProperties();
+
+	@NestedConfigurationProperty
+	private final IdempotencyDynamoDbProperties dynamodb = new IdempotencyDynamoDbProperties();
 
 	@NestedConfigurationProperty
 	private final IdempotencyHttpProperties http = new IdempotencyHttpProperties();
@@ -211,6 +214,10 @@ public class IdempotencyProperties implements Validator {
 		return this.jdbc;
 	}
 
+	public IdempotencyDynamoDbProperties getDynamodb() {
+		return this.dynamodb;
+	}
+
 	public IdempotencyHttpProperties getHttp() {
 		return this.http;
 	}
@@ -257,6 +264,13 @@ public class IdempotencyProperties implements Validator {
 		 * Spring transaction on that DataSource.
 		 */
 		JDBC,
+
+		/**
+		 * A DynamoDB table, through the application's DynamoDbClient bean or one built
+		 * from idempotency.dynamodb.* (requires idempotency-dynamodb). Never chosen by
+		 * 'auto'.
+		 */
+		DYNAMODB,
 
 		/**
 		 * Memory of this JVM: records are neither shared with other instances nor kept

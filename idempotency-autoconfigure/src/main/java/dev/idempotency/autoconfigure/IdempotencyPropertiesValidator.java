@@ -1,5 +1,6 @@
 package dev.idempotency.autoconfigure;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
@@ -19,6 +20,10 @@ final class IdempotencyPropertiesValidator {
 	// As the JDBC store checks it, which the validator must not load
 	private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
+	private static final Pattern DYNAMODB_TABLE = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
+
+	private static final Pattern REGION = Pattern.compile("[a-z0-9][a-z0-9-]*");
+
 	private IdempotencyPropertiesValidator() {
 	}
 
@@ -36,6 +41,7 @@ final class IdempotencyPropertiesValidator {
 		validateTimeout(properties.getRedis().getReplicaAckTimeout(), "redis.replicaAckTimeout",
 				"idempotency.redis.replica-ack-timeout", errors);
 		validateJdbc(properties.getJdbc(), errors);
+		validateDynamoDb(properties.getDynamodb(), errors);
 		if (!StringUtils.hasText(properties.getHttp().getKeyHeader())) {
 			errors.rejectValue("http.keyHeader", "empty",
 					"idempotency.http.key-header must not be empty (such as 'Idempotency-Key')");
@@ -76,6 +82,29 @@ final class IdempotencyPropertiesValidator {
 		if (jdbc.getCleanupBatchSize() < 1) {
 			errors.rejectValue("jdbc.cleanupBatchSize", "notPositive",
 					"idempotency.jdbc.cleanup-batch-size must be at least 1 (such as 500)");
+		}
+	}
+
+	private static void validateDynamoDb(IdempotencyDynamoDbProperties dynamodb, Errors errors) {
+		if (dynamodb.getTable() == null || !DYNAMODB_TABLE.matcher(dynamodb.getTable()).matches()) {
+			errors.rejectValue("dynamodb.table", "invalid", "idempotency.dynamodb.table must be a DynamoDB table "
+					+ "name: 3 to 255 letters, digits, '_', '-' and '.'");
+		}
+		Duration skew = dynamodb.getClockSkew();
+		if (skew == null || skew.isNegative()) {
+			errors.rejectValue("dynamodb.clockSkew", "negative",
+					"idempotency.dynamodb.clock-skew must not be negative (such as 1s)");
+		}
+		URI endpoint = dynamodb.getEndpoint();
+		if (endpoint != null && (endpoint.getHost() == null || !("http".equalsIgnoreCase(endpoint.getScheme())
+				|| "https".equalsIgnoreCase(endpoint.getScheme())))) {
+			errors.rejectValue("dynamodb.endpoint", "invalid", "idempotency.dynamodb.endpoint must be an http or "
+					+ "https URL with a host (such as 'http://localhost:8000'), but is '" + endpoint + "'");
+		}
+		String region = dynamodb.getRegion();
+		if (region != null && !REGION.matcher(region).matches()) {
+			errors.rejectValue("dynamodb.region", "invalid", "idempotency.dynamodb.region must be an AWS region "
+					+ "(lower-case letters, digits and '-', such as 'eu-west-1'), but is '" + region + "'");
 		}
 	}
 

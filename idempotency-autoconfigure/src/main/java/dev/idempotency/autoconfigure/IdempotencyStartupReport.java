@@ -40,6 +40,8 @@ final class IdempotencyStartupReport implements SmartInitializingSingleton {
 
 	private static final String JDBC_STORE = "dev.idempotency.store.jdbc.JdbcIdempotencyStore";
 
+	private static final String DYNAMODB_STORE = "dev.idempotency.store.dynamodb.DynamoDbIdempotencyStore";
+
 	private final ObjectProvider<IdempotencyStore> store;
 
 	private final ObjectProvider<IdempotentOperationSource> operations;
@@ -88,6 +90,9 @@ final class IdempotencyStartupReport implements SmartInitializingSingleton {
 					? " (idempotency.store=auto: no Redis is configured, and "
 							+ "there is a DataSource and idempotency-jdbc)"
 					: " (idempotency.store=" + storeType.name().toLowerCase(Locale.ROOT) + ")");
+		}
+		if (store.getClass().getName().equals(DYNAMODB_STORE)) {
+			return store + " (idempotency.store=" + storeType.name().toLowerCase(Locale.ROOT) + ")";
 		}
 		// The stores of this starter describe where their records are.
 		if (store instanceof InMemoryIdempotencyStore || store.getClass().getName().equals(REDIS_STORE)) {

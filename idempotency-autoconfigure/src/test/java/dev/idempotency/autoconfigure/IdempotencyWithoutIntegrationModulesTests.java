@@ -43,9 +43,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests of an application that has the auto-configuration and the core without the
- * integration modules (idempotency-redis, -web, -kafka, -amqp), though Spring Data Redis,
- * Spring MVC, Spring Kafka and Spring AMQP are on its class path: run by a Surefire
- * execution of its own that leaves those four jars out.
+ * integration modules (idempotency-redis, -web, -kafka, -amqp, -jdbc, -dynamodb), though
+ * Spring Data Redis, Spring MVC, Spring Kafka, Spring AMQP and the AWS SDK are on its
+ * class path: run by a Surefire execution of its own that leaves those jars out.
  */
 @Tag("without-integration-modules")
 @ExtendWith(OutputCaptureExtension.class)
@@ -90,6 +90,22 @@ class IdempotencyWithoutIntegrationModulesTests {
 			assertThat(context.getStartupFailure()).rootCause()
 				.isInstanceOf(FailureAnalyzedException.class)
 				.hasMessageContaining("idempotency-redis");
+		});
+	}
+
+	@Test
+	void dynamoDbStoreAskedForFailsStartupNamingTheModuleThoughTheSdkIsThere() {
+		assertThat(ClassUtils.isPresent("dev.idempotency.store.dynamodb.DynamoDbIdempotencyStore",
+				getClass().getClassLoader()))
+			.isFalse();
+		assertThat(ClassUtils.isPresent("software.amazon.awssdk.services.dynamodb.DynamoDbClient",
+				getClass().getClassLoader()))
+			.isTrue();
+		this.contextRunner.withPropertyValues("idempotency.store=dynamodb").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(FailureAnalyzedException.class)
+				.hasMessageContaining("idempotency-dynamodb");
 		});
 	}
 

@@ -45,6 +45,10 @@ import org.springframework.util.ClassUtils;
  * ({@code idempotency.redis.command-timeout}), whatever the connection's own, so a Redis
  * that does not answer is {@code DOWN} within a few of those; with Jedis, as long as the
  * client's own timeout.
+ * <p>
+ * For JDBC and DynamoDB, each check also makes a write to the store's table that changes
+ * nothing; a missing table or a refused write is {@code DOWN} with a {@code reason}
+ * detail that says so, and for a missing table how to create it.
  */
 public class IdempotencyHealthIndicator extends AbstractHealthIndicator implements SmartInitializingSingleton {
 
@@ -60,11 +64,16 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator implemen
 	private static final boolean JDBC_PRESENT = ClassUtils.isPresent("dev.idempotency.store.jdbc.JdbcIdempotencyStore",
 			IdempotencyHealthIndicator.class.getClassLoader());
 
+	private static final boolean DYNAMODB_PRESENT = ClassUtils.isPresent(
+			"dev.idempotency.store.dynamodb.DynamoDbIdempotencyStore",
+			IdempotencyHealthIndicator.class.getClassLoader());
+
 	private final IdempotencyStore store;
 
 	private final @Nullable Consumer<Health.Builder> storeDetails;
 
-	// Redis is checked once at startup; JDBC tells why a read failed (its table missing)
+	// Redis is checked once at startup; JDBC and DynamoDB tell why a read failed (their
+	// table missing)
 	private final boolean redis;
 
 	/**
@@ -77,7 +86,13 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator implemen
 		this.store = store;
 		Consumer<Health.Builder> details = REDIS_PRESENT ? RedisStoreHealth.of(store) : null;
 		this.redis = details != null;
-		this.storeDetails = (details == null && JDBC_PRESENT) ? JdbcStoreHealth.of(store) : details;
+		if (details == null && JDBC_PRESENT) {
+			details = JdbcStoreHealth.of(store);
+		}
+		if (details == null && DYNAMODB_PRESENT) {
+			details = DynamoDbStoreHealth.of(store);
+		}
+		this.storeDetails = details;
 	}
 
 	@Override

@@ -143,18 +143,29 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 		return this.records.evict(key);
 	}
 
+	/**
+	 * Return a check of whether this store's table exists and accepts writes, for health
+	 * indicators.
+	 * @return a check of the table
+	 */
+	public DynamoDbTableCheck tableCheck() {
+		return new DynamoDbTableCheck(this.table.client(), this.table.table());
+	}
+
 	@Override
 	public String type() {
 		return "dynamodb";
 	}
 
 	/**
-	 * Describe where the records are.
+	 * Describe where the records are: the table, and the endpoint or region of the client
+	 * when it tells them.
 	 * @return a description for logs
 	 */
 	@Override
 	public String toString() {
-		return "DynamoDB store, table " + this.table.table() + ", clock skew allowance " + this.table.skew() + " ms";
+		return "DynamoDB store, table " + this.table.table() + DynamoDbTableCheck.where(this.table.client())
+				+ ", clock skew allowance " + this.table.skew() + " ms";
 	}
 
 }

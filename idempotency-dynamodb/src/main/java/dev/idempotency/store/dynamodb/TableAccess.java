@@ -44,6 +44,10 @@ final class TableAccess {
 		return this.table;
 	}
 
+	DynamoDbClient client() {
+		return this.client;
+	}
+
 	long skew() {
 		return this.skew;
 	}
