@@ -63,6 +63,25 @@ class DynamoDbHostileItemTests {
 		assertThat(stored(key)).isEqualTo(before);
 	}
 
+	@Test
+	void numberTooLargeForALongIsReportedAsSuchAndLeftAlone() {
+		RecordKey key = new RecordKey("hostile", UUID.randomUUID().toString());
+		this.store.acquire(key, new AcquireRequest("a", LEASE, RETENTION, null));
+		String huge = "9".repeat(38);
+		this.client.updateItem((update) -> update.tableName(this.table)
+			.key(Map.of("id", AttributeValue.fromS(key.toString())))
+			.updateExpression("SET #l = :l")
+			.expressionAttributeNames(Map.of("#l", "lease"))
+			.expressionAttributeValues(Map.of(":l", AttributeValue.fromN(huge))));
+		Map<String, AttributeValue> before = stored(key);
+		assertThatExceptionOfType(IdempotencyStoreException.class)
+			.isThrownBy(() -> this.store.acquire(key, new AcquireRequest("b", LEASE, RETENTION, null)))
+			.withMessageContaining("'lease' is " + huge)
+			.withMessageNotContaining("not a whole number")
+			.withMessageContaining("64-bit");
+		assertThat(stored(key)).isEqualTo(before);
+	}
+
 	private void setFence(RecordKey key, long fence) {
 		this.client.updateItem((update) -> update.tableName(this.table)
 			.key(Map.of("id", AttributeValue.fromS(key.toString())))
