@@ -39,6 +39,13 @@ final class DynamoDbFailures {
 	 */
 	static String id(RecordKey key, String table) {
 		String id = key.toString();
+		int surrogate = unpairedSurrogate(id);
+		if (surrogate >= 0) {
+			// DynamoDB would take it for U+FFFD, and the key for others holding one
+			throw new IdempotencyStoreException("The idempotency record '" + key + "' cannot be stored in table "
+					+ table + ": it holds an unpaired surrogate at index " + surrogate + " of '" + key
+					+ "', which is not Unicode text and would share an item with other keys");
+		}
 		int length = id.getBytes(StandardCharsets.UTF_8).length;
 		if (length > MAX_KEY_BYTES) {
 			throw new IdempotencyStoreException("The idempotency record '" + key + "' cannot be stored in table "
@@ -46,6 +53,19 @@ final class DynamoDbFailures {
 					+ MAX_KEY_BYTES + "; lower idempotency.max-key-length");
 		}
 		return id;
+	}
+
+	private static int unpairedSurrogate(String value) {
+		for (int i = 0; i < value.length(); i++) {
+			if (Character.isHighSurrogate(value.charAt(i)) && i + 1 < value.length()
+					&& Character.isLowSurrogate(value.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(value.charAt(i))) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	/**

@@ -115,9 +115,14 @@ public final class DynamoDbTable {
 		boolean idHash = description.keySchema()
 			.stream()
 			.anyMatch((key) -> key.keyType() == KeyType.HASH && Attributes.ID.equals(key.attributeName()));
-		if (!idHash || description.keySchema().size() != 1) {
+		boolean idString = description.attributeDefinitions()
+			.stream()
+			.anyMatch((attribute) -> Attributes.ID.equals(attribute.attributeName())
+					&& attribute.attributeType() == ScalarAttributeType.S);
+		if (!idHash || !idString || description.keySchema().size() != 1) {
 			throw new IllegalStateException("DynamoDB table " + table + " has the key schema " + description.keySchema()
-					+ "; an idempotency table has the hash key '" + Attributes.ID + "' (a string) and no range key");
+					+ " over " + description.attributeDefinitions() + "; an idempotency table has the hash key '"
+					+ Attributes.ID + "' (a string) and no range key");
 		}
 	}
 

@@ -1,5 +1,6 @@
 package dev.idempotency.store.dynamodb;
 
+import java.math.BigDecimal;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -39,7 +40,17 @@ final class ItemReader {
 			return Long.parseLong(value.n());
 		}
 		catch (NumberFormatException ex) {
-			throw new NotARecord("its attribute '" + name + "' is " + value.n() + ", not a whole number");
+			throw new NotARecord("its attribute '" + name + "' is " + value.n()
+					+ (isWhole(value.n()) ? ", past a 64-bit integer" : ", not a whole number"));
+		}
+	}
+
+	private static boolean isWhole(String number) {
+		try {
+			return new BigDecimal(number).stripTrailingZeros().scale() <= 0;
+		}
+		catch (NumberFormatException ex) {
+			return false;
 		}
 	}
 

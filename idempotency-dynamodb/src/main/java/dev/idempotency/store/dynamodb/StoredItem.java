@@ -41,7 +41,8 @@ record StoredItem(String state, long fence, String owner, boolean takeover, long
 			throw new NotARecord("its state is '" + state + "'");
 		}
 		long fence = reader.number(Attributes.FENCE);
-		if (fence < 1) {
+		if (fence < 1 || fence == Long.MAX_VALUE) {
+			// No attempt can follow the largest fence with a larger one
 			throw new NotARecord("its fence is " + fence);
 		}
 		String owner = reader.string(Attributes.OWNER);
