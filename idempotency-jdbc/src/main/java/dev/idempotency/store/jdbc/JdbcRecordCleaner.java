@@ -3,6 +3,8 @@ package dev.idempotency.store.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import javax.sql.DataSource;
 
@@ -23,6 +25,8 @@ import org.springframework.util.Assert;
  * {@code expires_at}. Each batch commits at once, on a connection of its own.
  */
 public final class JdbcRecordCleaner {
+
+	private static final int MAX_ATTEMPTS = 5;
 
 	private final DataSource dataSource;
 
@@ -69,7 +73,7 @@ public final class JdbcRecordCleaner {
 				connection.setAutoCommit(true);
 				try (PreparedStatement statement = connection.prepareStatement(sql)) {
 					statement.setInt(1, batchSize);
-					return statement.executeUpdate();
+					return delete(statement, dialect);
 				}
 				finally {
 					connection.setAutoCommit(autoCommit);
@@ -80,6 +84,23 @@ public final class JdbcRecordCleaner {
 			throw new IdempotencyStoreException(
 					"Could not delete expired idempotency records from table " + this.table + ": " + ex.getMessage(),
 					ex);
+		}
+	}
+
+	// MariaDB's range delete takes next-key locks in index order, against acquires that
+	// claim expired rows in key order: one of them can be chosen as a deadlock's victim.
+	// The victim's statement was rolled back whole, so it runs again
+	private static int delete(PreparedStatement statement, JdbcDialect dialect) throws SQLException {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return statement.executeUpdate();
+			}
+			catch (SQLException ex) {
+				if (attempt >= MAX_ATTEMPTS || !dialect.isRetryable(ex)) {
+					throw ex;
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(attempt));
+			}
 		}
 	}
 
