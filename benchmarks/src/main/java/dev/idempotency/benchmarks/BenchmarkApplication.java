@@ -5,6 +5,8 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -71,6 +73,18 @@ public class BenchmarkApplication {
 				Map.of("idempotency.store", "jdbc", "idempotency.jdbc.initialize-schema", "always",
 						"idempotency.jdbc.cleanup-interval", "0"),
 				(context) -> context.getBeanFactory().registerSingleton("dataSource", dataSource));
+	}
+
+	/**
+	 * Start the application on the DynamoDB store, with a client of the caller's
+	 * registered as the application's only {@code DynamoDbClient}.
+	 * @param client the client
+	 * @param table the store's table, which the caller creates
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext onDynamoDb(DynamoDbClient client, String table) {
+		return run(Map.of("idempotency.store", "dynamodb", "idempotency.dynamodb.table", table),
+				(context) -> context.getBeanFactory().registerSingleton("dynamoDbClient", client));
 	}
 
 	private static ConfigurableApplicationContext run(Map<String, Object> properties,
