@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.idempotency.aop.IdempotentOperationSource;
 import dev.idempotency.benchmarks.LoadRun.Call;
@@ -191,6 +192,15 @@ public final class DynamoDbHarness {
 	// A new table holding the replay keys alone, completed by the starter
 	private void populate() {
 		this.client.deleteTable((request) -> request.tableName(TABLE));
+		// Gone before it is created again: a table still being deleted never becomes
+		// active
+		long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+		while (this.client.listTables().tableNames().contains(TABLE)) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Table " + TABLE + " was not deleted within a minute");
+			}
+			LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+		}
 		DynamoDbTable.initialize(this.client, TABLE);
 		this.replays.completeThrough(new StarterSide(this.payments, Side.STARTER));
 	}
