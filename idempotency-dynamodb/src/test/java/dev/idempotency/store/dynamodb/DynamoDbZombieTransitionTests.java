@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -17,14 +16,6 @@ import dev.idempotency.store.StoredResult;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.DeleteItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,7 +34,8 @@ class DynamoDbZombieTransitionTests {
 	@ParameterizedTest
 	@ValueSource(booleans = { true, false })
 	void ownerTakenOverChangesNothing(boolean serverReturnsOldItem) {
-		OldItemClient client = new OldItemClient(DynamoDbTestTables.client(), serverReturnsOldItem);
+		RecordingClient client = serverReturnsOldItem ? returningOldItems(DynamoDbTestTables.client())
+				: new RecordingClient(DynamoDbTestTables.client());
 		String table = DynamoDbTestTables.table();
 		RecordKey key = new RecordKey("zombie", UUID.randomUUID().toString());
 		DynamoDbIdempotencyStore zombie = new DynamoDbIdempotencyStore(client, table);
@@ -76,64 +68,22 @@ class DynamoDbZombieTransitionTests {
 			.item();
 	}
 
-	/**
-	 * Sends every request to dynalite; when told, answers a failed condition of an update
-	 * with the item it failed on, as DynamoDB does.
-	 */
-	private static final class OldItemClient implements DynamoDbClient {
-
-		final AtomicInteger gets = new AtomicInteger();
-
-		private final DynamoDbClient server;
-
-		private final boolean returnOld;
-
-		OldItemClient(DynamoDbClient server, boolean returnOld) {
-			this.server = server;
-			this.returnOld = returnOld;
-		}
-
-		@Override
-		public UpdateItemResponse updateItem(UpdateItemRequest request) {
+	// Answers a failed condition of an update with the item it failed on, as DynamoDB
+	// does
+	private static RecordingClient returningOldItems(DynamoDbClient server) {
+		RecordingClient client = new RecordingClient(server);
+		client.onUpdate((request) -> {
 			try {
-				return this.server.updateItem(request);
+				return server.updateItem(request);
 			}
 			catch (ConditionalCheckFailedException ex) {
-				if (!this.returnOld) {
-					throw ex;
-				}
-				Map<String, AttributeValue> old = this.server
+				Map<String, AttributeValue> old = server
 					.getItem((get) -> get.tableName(request.tableName()).key(request.key()).consistentRead(true))
 					.item();
 				throw ConditionalCheckFailedException.builder().message(ex.getMessage()).item(old).build();
 			}
-		}
-
-		@Override
-		public PutItemResponse putItem(PutItemRequest request) {
-			return this.server.putItem(request);
-		}
-
-		@Override
-		public GetItemResponse getItem(GetItemRequest request) {
-			this.gets.incrementAndGet();
-			return this.server.getItem(request);
-		}
-
-		@Override
-		public DeleteItemResponse deleteItem(DeleteItemRequest request) {
-			return this.server.deleteItem(request);
-		}
-
-		@Override
-		public String serviceName() {
-			return SERVICE_NAME;
-		}
-
-		@Override
-		public void close() {
-		}
-
+		});
+		return client;
 	}
 
 }

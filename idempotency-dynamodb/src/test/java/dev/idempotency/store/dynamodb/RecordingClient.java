@@ -31,10 +31,13 @@ class RecordingClient implements DynamoDbClient {
 
 	private volatile Function<GetItemRequest, GetItemResponse> get;
 
+	private volatile Function<UpdateItemRequest, UpdateItemResponse> update;
+
 	RecordingClient(DynamoDbClient server) {
 		this.server = server;
 		this.put = server::putItem;
 		this.get = server::getItem;
+		this.update = server::updateItem;
 	}
 
 	DynamoDbClient server() {
@@ -47,6 +50,10 @@ class RecordingClient implements DynamoDbClient {
 
 	void onGet(Function<GetItemRequest, GetItemResponse> get) {
 		this.get = get;
+	}
+
+	void onUpdate(Function<UpdateItemRequest, UpdateItemResponse> update) {
+		this.update = update;
 	}
 
 	void resetCounts() {
@@ -70,7 +77,7 @@ class RecordingClient implements DynamoDbClient {
 	@Override
 	public UpdateItemResponse updateItem(UpdateItemRequest request) {
 		this.updates.incrementAndGet();
-		return this.server.updateItem(request);
+		return this.update.apply(request);
 	}
 
 	@Override
