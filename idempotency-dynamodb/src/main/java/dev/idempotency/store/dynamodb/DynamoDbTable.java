@@ -18,6 +18,8 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
 
 import org.springframework.util.Assert;
 
@@ -63,29 +65,24 @@ public final class DynamoDbTable {
 	public static void initialize(DynamoDbClient client, String table, Duration timeout) {
 		Assert.notNull(client, "'client' must not be null");
 		Assert.hasText(table, "'table' must not be empty");
-		if (describe(client, table) == null) {
-			try {
-				client.createTable((request) -> request.tableName(table)
-					.billingMode(BillingMode.PAY_PER_REQUEST)
-					.attributeDefinitions(AttributeDefinition.builder()
-						.attributeName(Attributes.ID)
-						.attributeType(ScalarAttributeType.S)
-						.build())
-					.keySchema(KeySchemaElement.builder().attributeName(Attributes.ID).keyType(KeyType.HASH).build()));
-			}
-			catch (ResourceInUseException ex) {
-				// Created meanwhile by another instance
-			}
-		}
-		checkKey(awaitActive(client, table, timeout), table);
+		Assert.notNull(timeout, "'timeout' must not be null");
+		checkKey(createAndAwaitActive(client, table, timeout), table);
 		enableTimeToLive(client, table);
 	}
 
-	private static TableDescription awaitActive(DynamoDbClient client, String table, Duration timeout) {
+	/**
+	 * Wait for the table to be active, creating it whenever it is absent: a table being
+	 * deleted (by an operator, or a test resetting it) is waited out and created anew,
+	 * not awaited as if it could become active again.
+	 */
+	private static TableDescription createAndAwaitActive(DynamoDbClient client, String table, Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
 			TableDescription description = describe(client, table);
-			if (description != null && description.tableStatus() == TableStatus.ACTIVE) {
+			if (description == null) {
+				create(client, table);
+			}
+			else if (description.tableStatus() == TableStatus.ACTIVE) {
 				return description;
 			}
 			if (System.nanoTime() - deadline > 0) {
@@ -99,6 +96,22 @@ public final class DynamoDbTable {
 				Thread.currentThread().interrupt();
 				throw new IllegalStateException("Interrupted while waiting for DynamoDB table " + table, ex);
 			}
+		}
+	}
+
+	private static void create(DynamoDbClient client, String table) {
+		try {
+			client.createTable((request) -> request.tableName(table)
+				.billingMode(BillingMode.PAY_PER_REQUEST)
+				.attributeDefinitions(AttributeDefinition.builder()
+					.attributeName(Attributes.ID)
+					.attributeType(ScalarAttributeType.S)
+					.build())
+				.keySchema(KeySchemaElement.builder().attributeName(Attributes.ID).keyType(KeyType.HASH).build()));
+		}
+		catch (ResourceInUseException ex) {
+			// Created meanwhile by another instance, or still being deleted: the next
+			// description says which
 		}
 	}
 
@@ -127,18 +140,38 @@ public final class DynamoDbTable {
 	}
 
 	private static void enableTimeToLive(DynamoDbClient client, String table) {
+		TimeToLiveDescription current = describeTimeToLive(client, table);
+		if (current != null && isOn(current.timeToLiveStatus())) {
+			if (!Attributes.TTL.equals(current.attributeName())) {
+				logger.warn("DynamoDB table " + table + " has TTL on attribute '" + current.attributeName()
+						+ "', not on '" + Attributes.TTL + "', so DynamoDB will not delete expired idempotency "
+						+ "records (the store treats them as absent all the same)");
+			}
+			return;
+		}
 		try {
 			client.updateTimeToLive((request) -> request.tableName(table)
 				.timeToLiveSpecification((spec) -> spec.enabled(true).attributeName(Attributes.TTL)));
 		}
 		catch (SdkException ex) {
-			String message = String.valueOf(ex.getMessage());
-			if (message.contains("already enabled")) {
-				return;
-			}
 			logger.warn("Could not enable TTL on attribute '" + Attributes.TTL + "' of DynamoDB table " + table
 					+ ", so DynamoDB will not delete expired idempotency records (the store treats them as absent "
-					+ "all the same): " + message);
+					+ "all the same): " + ex.getMessage());
+		}
+	}
+
+	private static boolean isOn(@Nullable TimeToLiveStatus status) {
+		return status == TimeToLiveStatus.ENABLED || status == TimeToLiveStatus.ENABLING;
+	}
+
+	private static @Nullable TimeToLiveDescription describeTimeToLive(DynamoDbClient client, String table) {
+		try {
+			return client.describeTimeToLive((request) -> request.tableName(table)).timeToLiveDescription();
+		}
+		catch (SdkException ex) {
+			// A server without TTL (dynalite): UpdateTimeToLive below says so in its
+			// warning
+			return null;
 		}
 	}
 
