@@ -48,6 +48,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 	 */
 	public static final Duration DEFAULT_CLOCK_SKEW = Duration.ofSeconds(1);
 
+	private static final Duration MAX_CLOCK_SKEW = Duration.ofDays(1);
+
 	private final TableAccess table;
 
 	private final AcquireTransition acquisition;
@@ -72,7 +74,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 	 * @param client the client, which the caller closes
 	 * @param table the table
 	 * @param clockSkew how far the callers' clocks may drift apart: it is added to a
-	 * lease before it is taken over, and to an expiry before the item counts as absent
+	 * lease before it is taken over, and to an expiry before the item counts as absent;
+	 * not negative, and at most a day
 	 */
 	public DynamoDbIdempotencyStore(DynamoDbClient client, String table, Duration clockSkew) {
 		this(client, table, clockSkew, Clock.systemUTC());
@@ -82,6 +85,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 		Assert.notNull(client, "'client' must not be null");
 		Assert.hasText(table, "'table' must not be empty");
 		Assert.isTrue(clockSkew != null && !clockSkew.isNegative(), "'clockSkew' must not be negative");
+		Assert.isTrue(clockSkew.compareTo(MAX_CLOCK_SKEW) <= 0,
+				() -> "'clockSkew' must not exceed " + MAX_CLOCK_SKEW + " (it is " + clockSkew
+						+ "): clocks that far apart would keep a crashed call's lease from being taken over");
 		this.table = new TableAccess(client, table, clockSkew.toMillis(), clock);
 		this.acquisition = new AcquireTransition(this.table);
 		this.finish = new FinishTransitions(this.table);
@@ -98,23 +104,27 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 
 	@Override
 	public boolean complete(RecordKey key, String owner, long fence, StoredResult result, Duration retention) {
+		Assert.notNull(key, "'key' must not be null");
 		Assert.notNull(result, "'result' must not be null");
 		return this.finish.complete(key, owner, fence, result, retention);
 	}
 
 	@Override
 	public boolean release(RecordKey key, String owner, long fence, Duration retention) {
+		Assert.notNull(key, "'key' must not be null");
 		return this.finish.release(key, owner, fence, retention);
 	}
 
 	@Override
 	public boolean renew(RecordKey key, String owner, long fence, Duration lease, Duration retention) {
+		Assert.notNull(key, "'key' must not be null");
 		return this.renewal.renew(key, owner, fence, lease, retention) != RenewalResult.LOST;
 	}
 
 	@Override
 	public CompletionStage<RenewalResult> renewLease(RecordKey key, String owner, long fence, Duration lease,
 			Duration retention) {
+		Assert.notNull(key, "'key' must not be null");
 		try {
 			return CompletableFuture.completedFuture(this.renewal.renew(key, owner, fence, lease, retention));
 		}
@@ -125,6 +135,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 
 	@Override
 	public CompletionStage<Boolean> abandon(RecordKey key, String owner, Duration retention) {
+		Assert.notNull(key, "'key' must not be null");
 		try {
 			return CompletableFuture.completedFuture(this.finish.abandon(key, owner, retention));
 		}
@@ -135,11 +146,13 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
 
 	@Override
 	public Optional<IdempotencyRecord> read(RecordKey key) {
+		Assert.notNull(key, "'key' must not be null");
 		return this.records.read(key);
 	}
 
 	@Override
 	public boolean evict(RecordKey key) {
+		Assert.notNull(key, "'key' must not be null");
 		return this.records.evict(key);
 	}
 
