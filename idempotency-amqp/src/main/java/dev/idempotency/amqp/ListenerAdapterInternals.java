@@ -20,13 +20,13 @@ import org.springframework.util.ReflectionUtils;
  */
 final class ListenerAdapterInternals {
 
-	private static final @Nullable Field ADAPTER_PROVIDER = SpringAmqpInternals
+	static final @Nullable Field ADAPTER_PROVIDER = SpringAmqpInternals
 		.accessible(ReflectionUtils.findField(MethodRabbitListenerEndpoint.class, "adapterProvider"));
 
-	private static final @Nullable Method HANDLER_ADAPTER = SpringAmqpInternals
+	static final @Nullable Method HANDLER_ADAPTER = SpringAmqpInternals
 		.accessible(ReflectionUtils.findMethod(MessagingMessageListenerAdapter.class, "getHandlerAdapter"));
 
-	private static final @Nullable Field HANDLER_METHOD = SpringAmqpInternals
+	static final @Nullable Field HANDLER_METHOD = SpringAmqpInternals
 		.accessible(ReflectionUtils.findField(HandlerAdapter.class, "invokerHandlerMethod"));
 
 	private ListenerAdapterInternals() {

@@ -1,7 +1,11 @@
 package dev.idempotency.amqp;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.Member;
 import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Stream;
 
 import org.aopalliance.aop.Advice;
 import org.jspecify.annotations.Nullable;
@@ -48,6 +52,20 @@ final class SpringAmqpInternals {
 	static @Nullable ContainerCustomizer<?> containerCustomizer(AbstractRabbitListenerContainerFactory<?> factory) {
 		return (CONTAINER_CUSTOMIZER != null)
 				? (ContainerCustomizer<?>) ReflectionUtils.getField(CONTAINER_CUSTOMIZER, factory) : null;
+	}
+
+	/**
+	 * Return the members read by reflection here and in {@link ListenerAdapterInternals},
+	 * for the hints of a native image.
+	 * @return the members this Spring AMQP has
+	 */
+	static List<Member> reflected() {
+		return Stream
+			.of(ADVICE_CHAIN, BATCHING_STRATEGY, CONTAINER_CUSTOMIZER, ListenerAdapterInternals.ADAPTER_PROVIDER,
+					ListenerAdapterInternals.HANDLER_ADAPTER, ListenerAdapterInternals.HANDLER_METHOD)
+			.filter(Objects::nonNull)
+			.map(Member.class::cast)
+			.toList();
 	}
 
 	static <T extends java.lang.reflect.AccessibleObject> @Nullable T accessible(@Nullable T member) {

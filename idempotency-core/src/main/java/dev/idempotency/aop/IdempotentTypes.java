@@ -1,6 +1,9 @@
 package dev.idempotency.aop;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 import dev.idempotency.Idempotent;
 
@@ -48,6 +51,23 @@ final class IdempotentTypes {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Return the methods of a class that the pointcut may ask about: those it declares
+	 * and inherits, and the default methods of its interfaces.
+	 * @param userClass the user class of a bean
+	 * @return the methods, each signature once
+	 */
+	static Set<Method> candidateMethods(Class<?> userClass) {
+		Set<Method> methods = new LinkedHashSet<>(Arrays
+			.asList(ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)));
+		for (Method method : userClass.getMethods()) {
+			if (method.isDefault()) {
+				methods.add(method);
+			}
+		}
+		return methods;
 	}
 
 	private static boolean anyAnnotated(Method[] methods) {

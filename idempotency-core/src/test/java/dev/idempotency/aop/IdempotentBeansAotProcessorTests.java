@@ -1,0 +1,233 @@
+package dev.idempotency.aop;
+
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent;
+
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.aot.test.generate.TestGenerationContext;
+import org.springframework.beans.factory.aot.AotServices;
+import org.springframework.beans.factory.aot.BeanFactoryInitializationAotContribution;
+import org.springframework.beans.factory.aot.BeanFactoryInitializationAotProcessor;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.util.ReflectionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The hints derived ahead of time from the application's {@code @Idempotent} methods:
+ * each is what a native image would otherwise lack (a record result written as
+ * {@code {}}, a key such as {@code #event.customer.id} failing with {@code EL1004E}, a
+ * replayed failure that cannot be made).
+ */
+class IdempotentBeansAotProcessorTests {
+
+	@Test
+	void processorAndRegistrarAreFoundThroughAotFactories() {
+		assertThat(AotServices.factories().load(BeanFactoryInitializationAotProcessor.class))
+			.hasAtLeastOneElementOfType(IdempotentBeansAotProcessor.class);
+		assertThat(AotServices.factories().load(RuntimeHintsRegistrar.class))
+			.hasAtLeastOneElementOfType(IdempotentRuntimeHints.class);
+	}
+
+	@Test
+	void keyRootIsReadableByExpressions() {
+		RuntimeHints hints = new RuntimeHints();
+		new IdempotentRuntimeHints().registerHints(hints, getClass().getClassLoader());
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(KeyRoot.class, "getArgs")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(KeyRoot.class, "getMethodName"))
+			.accepts(hints);
+	}
+
+	@Test
+	void methodResultParametersAndReplayedFailuresOfABeanAreRegistered() throws NoSuchMethodException {
+		RuntimeHints hints = process(Payments.class);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Payments.class, "charge")))
+			.accepts(hints);
+		// The result, and the types its properties reach
+		assertThat(binding(Receipt.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Receipt.class, "amount")).accepts(hints);
+		assertThat(binding(Money.class)).accepts(hints);
+		// The parameter, navigated by the key #event.customer.id
+		assertThat(binding(PaymentEvent.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(PaymentEvent.class, "customer"))
+			.accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Customer.class, "id")).accepts(hints);
+		// Any public method of an argument, not only its properties: #event.routingKey()
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(PaymentEvent.class)
+			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_METHODS)).accepts(hints);
+		// The replayed failure's (String) constructor
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onConstructorInvocation(Declined.class.getConstructor(String.class))).accepts(hints);
+	}
+
+	@Test
+	void valueOfAStageAndElementsOfACollectionAreRegistered() {
+		RuntimeHints hints = process(Payments.class);
+		assertThat(binding(Refund.class)).accepts(hints);
+		assertThat(binding(Ledger.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Ledger.class, "getEntries")).accepts(hints);
+		assertThat(binding(Entry.class)).accepts(hints);
+	}
+
+	@Test
+	void methodsOfAnAnnotatedTypeAndAGenericHandlerAreRegistered() {
+		RuntimeHints hints = process(TypeLevel.class, ReceiptHandler.class);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(TypeLevel.class, "settle")))
+			.accepts(hints);
+		assertThat(binding(Settlement.class)).accepts(hints);
+		// T of a generic superclass, resolved against the bean's class
+		assertThat(binding(Invoice.class)).accepts(hints);
+	}
+
+	@Test
+	void beansWithoutIdempotentMethodsContributeNothing() {
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerBeanDefinition("plain", new RootBeanDefinition(Plain.class));
+		assertThat(new IdempotentBeansAotProcessor().processAheadOfTime(beanFactory)).isNull();
+		RuntimeHints hints = process(Payments.class, Plain.class);
+		assertThat(RuntimeHintsPredicates.reflection().onType(Unrelated.class)).rejects(hints);
+	}
+
+	private static Predicate<RuntimeHints> binding(Class<?> type) {
+		return RuntimeHintsPredicates.reflection()
+			.onType(type)
+			.withMemberCategories(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS, MemberCategory.ACCESS_DECLARED_FIELDS);
+	}
+
+	private static Method method(Class<?> type, String name) {
+		return ReflectionUtils.findMethod(type, name, (Class<?>[]) null);
+	}
+
+	private static RuntimeHints process(Class<?>... beanClasses) {
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		for (Class<?> beanClass : beanClasses) {
+			beanFactory.registerBeanDefinition(beanClass.getSimpleName(), new RootBeanDefinition(beanClass));
+		}
+		BeanFactoryInitializationAotContribution contribution = new IdempotentBeansAotProcessor()
+			.processAheadOfTime(beanFactory);
+		assertThat(contribution).isNotNull();
+		TestGenerationContext generationContext = new TestGenerationContext();
+		contribution.applyTo(generationContext, null);
+		return generationContext.getRuntimeHints();
+	}
+
+	static class Payments {
+
+		@Idempotent(key = "#event.customer.id + ':' + #event.routingKey()", replayFailures = Declined.class)
+		public Receipt charge(PaymentEvent event) {
+			return new Receipt(event.customer().id(), new Money(1, "EUR"));
+		}
+
+		@Idempotent(key = "#id")
+		public CompletableFuture<List<Refund>> refund(String id) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+
+		@Idempotent(key = "#id")
+		public Map<String, Ledger> ledgers(String id) {
+			return Map.of();
+		}
+
+	}
+
+	@Idempotent(key = "#id")
+	static class TypeLevel {
+
+		public Settlement settle(String id) {
+			return new Settlement(id);
+		}
+
+	}
+
+	abstract static class Handler<T> {
+
+		@Idempotent(key = "#id")
+		public abstract T handle(String id);
+
+	}
+
+	static class ReceiptHandler extends Handler<Invoice> {
+
+		@Override
+		public Invoice handle(String id) {
+			return new Invoice(id);
+		}
+
+	}
+
+	static class Plain {
+
+		public Unrelated work() {
+			return new Unrelated();
+		}
+
+	}
+
+	record PaymentEvent(Customer customer, long cents) {
+
+		public String routingKey() {
+			return "payments";
+		}
+
+	}
+
+	record Customer(String id) {
+	}
+
+	record Receipt(String customer, Money amount) {
+	}
+
+	record Money(long cents, String currency) {
+	}
+
+	record Refund(String id) {
+	}
+
+	record Settlement(String id) {
+	}
+
+	record Invoice(String id) {
+	}
+
+	static class Ledger {
+
+		private List<Entry> entries = List.of();
+
+		public List<Entry> getEntries() {
+			return this.entries;
+		}
+
+		public void setEntries(List<Entry> entries) {
+			this.entries = entries;
+		}
+
+	}
+
+	record Entry(long cents) {
+	}
+
+	static class Unrelated {
+
+	}
+
+	public static class Declined extends RuntimeException {
+
+		public Declined(String message) {
+			super(message);
+		}
+
+	}
+
+}
