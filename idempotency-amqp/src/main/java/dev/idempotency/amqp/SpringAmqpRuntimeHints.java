@@ -10,6 +10,7 @@ import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.util.ClassUtils;
 
 /**
  * The members of Spring AMQP that the starter reads by reflection
@@ -19,8 +20,16 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
  */
 class SpringAmqpRuntimeHints implements RuntimeHintsRegistrar {
 
+	// Spring AMQP is optional for the starter: the registrar is listed whether or not it
+	// is
+	// there
+	private static final String CONTAINER = "org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer";
+
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		if (!ClassUtils.isPresent(CONTAINER, classLoader)) {
+			return;
+		}
 		ReflectionHints reflection = hints.reflection();
 		for (Member member : SpringAmqpInternals.reflected()) {
 			if (member instanceof Method method) {

@@ -37,6 +37,24 @@ class SpringAmqpRuntimeHintsTests {
 	}
 
 	@Test
+	void withoutSpringAmqpNothingIsRegisteredAndNothingFails() {
+		RuntimeHints hints = new RuntimeHints();
+		ClassLoader withoutSpringAmqp = new ClassLoader(getClass().getClassLoader()) {
+
+			@Override
+			protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+				if (name.startsWith("org.springframework.amqp.")) {
+					throw new ClassNotFoundException(name);
+				}
+				return super.loadClass(name, resolve);
+			}
+
+		};
+		new SpringAmqpRuntimeHints().registerHints(hints, withoutSpringAmqp);
+		assertThat(hints.reflection().typeHints()).isEmpty();
+	}
+
+	@Test
 	void registrarIsFoundThroughAotFactories() {
 		assertThat(AotServices.factories().load(RuntimeHintsRegistrar.class))
 			.hasAtLeastOneElementOfType(SpringAmqpRuntimeHints.class);
