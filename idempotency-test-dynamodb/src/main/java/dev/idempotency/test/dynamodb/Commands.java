@@ -4,7 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -12,8 +11,8 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The operating system commands that a server of the tests needs: finding a program,
- * running one to its end, bounded in time, reading a log, deleting a directory.
+ * The operating system commands that finding dynalite needs: finding a program, running
+ * one to its end, bounded in time.
  */
 final class Commands {
 
@@ -78,24 +77,6 @@ final class Commands {
 			.map((directory) -> Path.of(directory, name))
 			.filter(Files::isExecutable)
 			.findFirst();
-	}
-
-	static String read(Path file) {
-		try {
-			return Files.readString(file);
-		}
-		catch (IOException ex) {
-			return "(no log: " + ex.getMessage() + ")";
-		}
-	}
-
-	static void deleteDirectory(Path directory) {
-		try (Stream<Path> paths = Files.walk(directory)) {
-			paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-		}
-		catch (IOException ex) {
-			// Left in the temporary directory
-		}
 	}
 
 }

@@ -6,14 +6,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The operating system commands that a server of the tests needs: running a program to
- * its end, bounded in time, sending a signal, reading a log, deleting a directory.
+ * The operating system commands that setting up a server of the tests needs: running a
+ * program to its end, bounded in time, reading its log, finding the directories of the
+ * {@code PATH}.
  */
 final class Commands {
 
@@ -90,15 +90,6 @@ final class Commands {
 		}
 		catch (IOException ex) {
 			return "(no log: " + ex.getMessage() + ")";
-		}
-	}
-
-	static void deleteDirectory(Path directory) {
-		try (Stream<Path> paths = Files.walk(directory)) {
-			paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-		}
-		catch (IOException ex) {
-			// Left in the temporary directory
 		}
 	}
 
