@@ -82,13 +82,17 @@ class IdempotentBeansAotProcessorTests {
 	}
 
 	@Test
-	void methodsOfAnAnnotatedTypeAndAGenericHandlerAreRegistered() {
-		RuntimeHints hints = process(TypeLevel.class, ReceiptHandler.class);
+	void methodsOfAnAnnotatedTypeAGenericHandlerAndAnInterfaceAreRegistered() {
+		RuntimeHints hints = process(TypeLevel.class, ReceiptHandler.class, Shipments.class);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(TypeLevel.class, "settle")))
 			.accepts(hints);
 		assertThat(binding(Settlement.class)).accepts(hints);
 		// T of a generic superclass, resolved against the bean's class
 		assertThat(binding(Invoice.class)).accepts(hints);
+		// Annotated on an interface the bean implements
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Shipments.class, "ship")))
+			.accepts(hints);
+		assertThat(binding(Shipment.class)).accepts(hints);
 	}
 
 	@Test
@@ -165,6 +169,25 @@ class IdempotentBeansAotProcessorTests {
 			return new Invoice(id);
 		}
 
+	}
+
+	interface ShipmentService {
+
+		@Idempotent(key = "#id")
+		Shipment ship(String id);
+
+	}
+
+	static class Shipments implements ShipmentService {
+
+		@Override
+		public Shipment ship(String id) {
+			return new Shipment(id);
+		}
+
+	}
+
+	record Shipment(String id) {
 	}
 
 	static class Plain {
