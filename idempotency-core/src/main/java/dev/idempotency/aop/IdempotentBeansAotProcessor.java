@@ -3,6 +3,8 @@ package dev.idempotency.aop;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.ReflectionHints;
@@ -20,15 +22,21 @@ import org.springframework.util.ClassUtils;
  */
 class IdempotentBeansAotProcessor implements BeanFactoryInitializationAotProcessor {
 
+	private static final Log logger = LogFactory.getLog(IdempotentBeansAotProcessor.class);
+
 	@Override
 	public @Nullable BeanFactoryInitializationAotContribution processAheadOfTime(
 			ConfigurableListableBeanFactory beanFactory) {
 		Set<Class<?>> classes = new LinkedHashSet<>();
 		for (String name : beanFactory.getBeanDefinitionNames()) {
-			Class<?> beanClass = RegisteredBean.of(beanFactory, name).getBeanClass();
-			Class<?> userClass = ClassUtils.getUserClass(beanClass);
-			if (IdempotentTypes.mayHaveOperations(userClass)) {
-				classes.add(userClass);
+			Class<?> userClass = ClassUtils.getUserClass(RegisteredBean.of(beanFactory, name).getBeanClass());
+			try {
+				if (IdempotentTypes.mayHaveOperations(userClass)) {
+					classes.add(userClass);
+				}
+			}
+			catch (LinkageError | IllegalStateException ex) {
+				skipped(userClass, ex);
 			}
 		}
 		if (classes.isEmpty()) {
@@ -37,8 +45,23 @@ class IdempotentBeansAotProcessor implements BeanFactoryInitializationAotProcess
 		return (generationContext, code) -> {
 			ReflectionHints hints = generationContext.getRuntimeHints().reflection();
 			IdempotentMethodHints methods = new IdempotentMethodHints();
-			classes.forEach((type) -> methods.registerClass(hints, type));
+			for (Class<?> type : classes) {
+				try {
+					methods.registerClass(hints, type);
+				}
+				catch (LinkageError | IllegalStateException ex) {
+					skipped(type, ex);
+				}
+			}
 		};
+	}
+
+	// A class whose methods name a type missing from the build's class path (an optional
+	// dependency; Spring's ReflectionUtils reports it as an IllegalStateException): the
+	// build goes on, and says which hints the application has to add
+	private static void skipped(Class<?> type, Throwable ex) {
+		logger.warn("Could not derive the native-image hints of the @Idempotent methods of " + type.getName() + " ("
+				+ ex + "): register its results and arguments with @RegisterReflectionForBinding");
 	}
 
 }

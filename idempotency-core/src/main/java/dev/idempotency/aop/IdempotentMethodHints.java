@@ -3,6 +3,7 @@ package dev.idempotency.aop;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -32,6 +33,9 @@ final class IdempotentMethodHints {
 	// Recognised by name: idempotency-core does not depend on Spring Web
 	private static final String[] ENTITY_TYPES = { "org.springframework.http.ResponseEntity",
 			"org.springframework.http.HttpEntity" };
+
+	private static final String[] FRAMEWORK_PACKAGES = { "jakarta.", "org.springframework.", "org.apache.kafka.",
+			"com.rabbitmq.", "reactor.", "io.netty.", "org.reactivestreams." };
 
 	private final BindingReflectionHintsRegistrar binding = new BindingReflectionHintsRegistrar();
 
@@ -75,7 +79,7 @@ final class IdempotentMethodHints {
 		}
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			ResolvableType parameter = ResolvableType.forMethodParameter(method, i, annotated.userClass());
-			this.binding.registerReflectionHints(hints, resolved(parameter));
+			this.binding.registerReflectionHints(hints, applicationTypes(resolved(parameter)));
 			Class<?> raw = parameter.toClass();
 			if (!raw.isPrimitive() && !raw.isArray() && raw != Object.class) {
 				// A key may call any public method of an argument, such as a record's
@@ -89,6 +93,16 @@ final class IdempotentMethodHints {
 				hints.registerConstructor(constructor, ExecutableMode.INVOKE);
 			}
 		}
+	}
+
+	// Binding walks every getter it finds, recursively: through a request, a record of a
+	// broker or an acknowledgment it would register whole frameworks. Their own public
+	// methods are registered all the same, and the types of their type arguments (the
+	// PaymentEvent of a ConsumerRecord<String, PaymentEvent>) stay.
+	private static Class<?>[] applicationTypes(Class<?>[] types) {
+		return Arrays.stream(types)
+			.filter((type) -> Arrays.stream(FRAMEWORK_PACKAGES).noneMatch(type.getName()::startsWith))
+			.toArray(Class<?>[]::new);
 	}
 
 	// Classes, not the declared Type: a type variable resolved against the bean's class

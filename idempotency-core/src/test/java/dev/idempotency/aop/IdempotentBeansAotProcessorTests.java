@@ -1,5 +1,7 @@
 package dev.idempotency.aop;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +22,12 @@ import org.springframework.beans.factory.aot.BeanFactoryInitializationAotContrib
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotProcessor;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The hints derived ahead of time from the application's {@code @Idempotent} methods:
@@ -96,12 +101,40 @@ class IdempotentBeansAotProcessorTests {
 	}
 
 	@Test
+	void frameworkParametersGetTheirPublicMethodsAndTheirTypeArgumentsBinding() {
+		RuntimeHints hints = process(Payments.class);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Message.class, "getPayload")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Customer.class, "id")).accepts(hints);
+		// Not walked as a bean: its getters reach the whole of MessageHeaders
+		assertThat(RuntimeHintsPredicates.reflection().onType(MessageHeaders.class)).rejects(hints);
+	}
+
+	@Test
 	void beansWithoutIdempotentMethodsContributeNothing() {
 		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 		beanFactory.registerBeanDefinition("plain", new RootBeanDefinition(Plain.class));
 		assertThat(new IdempotentBeansAotProcessor().processAheadOfTime(beanFactory)).isNull();
 		RuntimeHints hints = process(Payments.class, Plain.class);
 		assertThat(RuntimeHintsPredicates.reflection().onType(Unrelated.class)).rejects(hints);
+	}
+
+	@Test
+	void beanWhoseMethodsNameAMissingTypeIsSkippedAndTheBuildGoesOn() throws Exception {
+		// Loaded apart from its return type, as a class of an optional dependency's
+		// absence: its declared methods cannot be listed
+		ClassLoader loader = new ChildFirstLoader(getClass().getClassLoader(), NeedsMissing.class.getName());
+		Class<?> needsMissing = loader.loadClass(NeedsMissing.class.getName());
+		assertThatExceptionOfType(NoClassDefFoundError.class).isThrownBy(needsMissing::getDeclaredMethods);
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerBeanDefinition("needsMissing", new RootBeanDefinition(needsMissing));
+		beanFactory.registerBeanDefinition("payments", new RootBeanDefinition(Payments.class));
+		BeanFactoryInitializationAotContribution contribution = new IdempotentBeansAotProcessor()
+			.processAheadOfTime(beanFactory);
+		assertThat(contribution).isNotNull();
+		TestGenerationContext generationContext = new TestGenerationContext();
+		contribution.applyTo(generationContext, null);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Payments.class, "charge")))
+			.accepts(generationContext.getRuntimeHints());
 	}
 
 	private static Predicate<RuntimeHints> binding(Class<?> type) {
@@ -137,6 +170,11 @@ class IdempotentBeansAotProcessorTests {
 		@Idempotent(key = "#id")
 		public CompletableFuture<List<Refund>> refund(String id) {
 			return CompletableFuture.completedFuture(List.of());
+		}
+
+		@Idempotent(key = "#message.payload.customer.id")
+		public String consume(Message<PaymentEvent> message) {
+			return "consumed";
 		}
 
 		@Idempotent(key = "#id")
@@ -239,6 +277,56 @@ class IdempotentBeansAotProcessorTests {
 	}
 
 	record Entry(long cents) {
+	}
+
+	static class NeedsMissing {
+
+		@Idempotent(key = "#id")
+		public Missing find(String id) {
+			return new Missing();
+		}
+
+	}
+
+	static class Missing {
+
+	}
+
+	/**
+	 * Defines one class itself, from the test's class files, and refuses {@link Missing}.
+	 */
+	static class ChildFirstLoader extends ClassLoader {
+
+		private final String name;
+
+		ChildFirstLoader(ClassLoader parent, String name) {
+			super(parent);
+			this.name = name;
+		}
+
+		@Override
+		protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+			if (name.equals(Missing.class.getName())) {
+				throw new ClassNotFoundException(name);
+			}
+			if (!name.equals(this.name)) {
+				return super.loadClass(name, resolve);
+			}
+			synchronized (getClassLoadingLock(name)) {
+				Class<?> loaded = findLoadedClass(name);
+				if (loaded != null) {
+					return loaded;
+				}
+				try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+					byte[] bytes = in.readAllBytes();
+					return defineClass(name, bytes, 0, bytes.length);
+				}
+				catch (IOException ex) {
+					throw new ClassNotFoundException(name, ex);
+				}
+			}
+		}
+
 	}
 
 	static class Unrelated {
