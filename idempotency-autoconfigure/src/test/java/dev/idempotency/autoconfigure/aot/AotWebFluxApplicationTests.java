@@ -5,6 +5,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
@@ -34,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A Spring WebFlux application with an idempotent request handler refreshed from
  * AOT-generated code on Reactor Netty and a real Redis: a retry with the same
  * {@code Idempotency-Key} is replayed without running the handler, the same key with
- * another body is refused; and the build gathers the binding hints of the request and
- * response bodies.
+ * another body is refused, whether the handler returns the entity or a {@code Mono} of
+ * it; and the build gathers the binding hints of the request and response bodies.
  */
 @CompileWithForkedClassLoader
 class AotWebFluxApplicationTests {
@@ -48,11 +49,18 @@ class AotWebFluxApplicationTests {
 					assertThat(context.getWebServer()).isInstanceOf(NettyWebServer.class);
 					AotHttp http = new AotHttp(context.getWebServer().getPort());
 					String key = UUID.randomUUID().toString();
-					HttpResponse<byte[]> first = http.post(key, AotHttp.ORDER);
-					HttpResponse<byte[]> retry = http.post(key, AotHttp.ORDER);
-					HttpResponse<byte[]> reused = http.post(key, AotHttp.OTHER_ORDER);
-					AotHttp.assertRunsOnceAndReplays(first, retry, reused);
+					HttpResponse<byte[]> first = http.post("/orders", key, AotHttp.ORDER);
+					HttpResponse<byte[]> retry = http.post("/orders", key, AotHttp.ORDER);
+					HttpResponse<byte[]> reused = http.post("/orders", key, AotHttp.OTHER_ORDER);
+					AotHttp.assertRunsOnceAndReplays(first, retry, reused, "/orders/1");
 					assertThat(context.getBean(Orders.class).placed()).isEqualTo(1);
+					String deferredKey = UUID.randomUUID().toString();
+					HttpResponse<byte[]> deferred = http.post("/deferred-orders", deferredKey, AotHttp.ORDER);
+					HttpResponse<byte[]> deferredRetry = http.post("/deferred-orders", deferredKey, AotHttp.ORDER);
+					HttpResponse<byte[]> deferredReused = http.post("/deferred-orders", deferredKey,
+							AotHttp.OTHER_ORDER);
+					AotHttp.assertRunsOnceAndReplays(deferred, deferredRetry, deferredReused, "/orders/2");
+					assertThat(context.getBean(Orders.class).placed()).isEqualTo(2);
 					AotHttp.assertBodiesHaveBindingHints(refreshed.hints(), OrderRequest.class, OrderReceipt.class);
 				});
 	}
@@ -85,6 +93,16 @@ class AotWebFluxApplicationTests {
 		@PostMapping("/orders")
 		@Idempotent
 		public ResponseEntity<OrderReceipt> place(@RequestBody OrderRequest order) {
+			return created(order);
+		}
+
+		@PostMapping("/deferred-orders")
+		@Idempotent
+		public Mono<ResponseEntity<OrderReceipt>> placeLater(@RequestBody OrderRequest order) {
+			return Mono.fromSupplier(() -> created(order));
+		}
+
+		private ResponseEntity<OrderReceipt> created(OrderRequest order) {
 			int number = this.placed.incrementAndGet();
 			return ResponseEntity.status(HttpStatus.CREATED)
 				.header("Location", "/orders/" + number)

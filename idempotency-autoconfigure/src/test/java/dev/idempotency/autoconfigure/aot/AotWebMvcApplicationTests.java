@@ -48,10 +48,10 @@ class AotWebMvcApplicationTests {
 					assertThat(context.getWebServer()).isInstanceOf(TomcatWebServer.class);
 					AotHttp http = new AotHttp(context.getWebServer().getPort());
 					String key = UUID.randomUUID().toString();
-					HttpResponse<byte[]> first = http.post(key, AotHttp.ORDER);
-					HttpResponse<byte[]> retry = http.post(key, AotHttp.ORDER);
-					HttpResponse<byte[]> reused = http.post(key, AotHttp.OTHER_ORDER);
-					AotHttp.assertRunsOnceAndReplays(first, retry, reused);
+					HttpResponse<byte[]> first = http.post("/orders", key, AotHttp.ORDER);
+					HttpResponse<byte[]> retry = http.post("/orders", key, AotHttp.ORDER);
+					HttpResponse<byte[]> reused = http.post("/orders", key, AotHttp.OTHER_ORDER);
+					AotHttp.assertRunsOnceAndReplays(first, retry, reused, "/orders/1");
 					assertThat(context.getBean(Orders.class).placed()).isEqualTo(1);
 					AotHttp.assertBodiesHaveBindingHints(refreshed.hints(), OrderRequest.class, OrderReceipt.class);
 				});
