@@ -62,6 +62,7 @@ class AotWebFluxApplicationTests {
 					AotHttp.assertRunsOnceAndReplays(deferred, deferredRetry, deferredReused, "/orders/2");
 					assertThat(context.getBean(Orders.class).placed()).isEqualTo(2);
 					AotHttp.assertBodiesHaveBindingHints(refreshed.hints(), OrderRequest.class, OrderReceipt.class);
+					AotHttp.assertProxyClassWasGenerated(refreshed.hints(), context.getBean(Orders.class));
 				});
 	}
 

@@ -54,6 +54,7 @@ class AotWebMvcApplicationTests {
 					AotHttp.assertRunsOnceAndReplays(first, retry, reused, "/orders/1");
 					assertThat(context.getBean(Orders.class).placed()).isEqualTo(1);
 					AotHttp.assertBodiesHaveBindingHints(refreshed.hints(), OrderRequest.class, OrderReceipt.class);
+					AotHttp.assertProxyClassWasGenerated(refreshed.hints(), context.getBean(Orders.class));
 				});
 	}
 
