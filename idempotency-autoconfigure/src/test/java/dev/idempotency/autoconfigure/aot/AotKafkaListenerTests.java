@@ -93,6 +93,14 @@ class AotKafkaListenerTests {
 		});
 		assertThat(payments.refunds()).isEqualTo(1);
 		assertThat(payments.charges()).isEqualTo(1);
+		// The factory is a proxy of the starter's; a native image has only the proxy
+		// classes the build generated
+		Class<?> factoryType = context.getBean("kafkaListenerContainerFactory").getClass();
+		assertThat(factoryType.getName()).contains("$$SpringCGLIB$$");
+		assertThat(refreshed.generatedAtBuildTime(factoryType))
+			.as("%s generated at build time, among %s", factoryType.getName(), refreshed.generatedClasses())
+			.isTrue();
+		assertThat(refreshed.generatedAtBuildTime(payments.getClass())).isTrue();
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Payments.class, "refund"))
 			.accepts(refreshed.hints());
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(ConsumerRecord.class, "key"))

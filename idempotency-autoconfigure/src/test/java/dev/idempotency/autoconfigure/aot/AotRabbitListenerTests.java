@@ -85,6 +85,14 @@ class AotRabbitListenerTests {
 			// both copies before it
 			await().atMost(DEADLINE).until(() -> payments.refunded("r-2"));
 			assertThat(payments.refunds()).isEqualTo(2);
+			// The factory is a proxy of the starter's; a native image has only the proxy
+			// classes the build generated
+			Class<?> factoryType = context.getBean("rabbitListenerContainerFactory").getClass();
+			assertThat(factoryType.getName()).contains("$$SpringCGLIB$$");
+			assertThat(refreshed.generatedAtBuildTime(factoryType))
+				.as("%s generated at build time, among %s", factoryType.getName(), refreshed.generatedClasses())
+				.isTrue();
+			assertThat(refreshed.generatedAtBuildTime(payments.getClass())).isTrue();
 			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Payments.class, "charge"))
 				.accepts(refreshed.hints());
 			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Customer.class, "id"))
