@@ -15,6 +15,7 @@ import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopConfigException;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.NameMatchMethodPointcutAdvisor;
+import org.springframework.util.ClassUtils;
 
 /**
  * Proxies a configured listener container factory so that the containers it creates get
@@ -44,8 +45,7 @@ final class ContainerFactoryProxies {
 	 */
 	@SuppressWarnings("unchecked")
 	<F extends BaseRabbitListenerContainerFactory<?>> F proxy(F factory) {
-		NameMatchMethodPointcutAdvisor advisor = new NameMatchMethodPointcutAdvisor(this.containerCreation);
-		advisor.setMappedName("createListenerContainer");
+		NameMatchMethodPointcutAdvisor advisor = advisor();
 		if (factory instanceof Advised advised) {
 			if (!advised.isFrozen() && advised.indexOf(this.containerCreation) < 0) {
 				advised.addAdvisor(0, advisor);
@@ -65,6 +65,39 @@ final class ContainerFactoryProxies {
 		catch (AopConfigException ex) {
 			return configuredInPlace(factory, ex.getMessage());
 		}
+	}
+
+	/**
+	 * Return the class of the proxy that {@link #proxy} makes of a factory of the given
+	 * class, generating it: a native image cannot generate one at run time, so an AOT
+	 * build must, and only a proxy of the same advisor, interfaces and target class is
+	 * the same class to CGLIB.
+	 * @param type the class of a factory
+	 * @return the class of its proxy, or the class itself if it is not proxied by class
+	 */
+	Class<?> proxyClass(Class<?> type) {
+		if (!BaseRabbitListenerContainerFactory.class.isAssignableFrom(type) || Advised.class.isAssignableFrom(type)
+				|| Modifier.isFinal(type.getModifiers()) || type.isSealed()) {
+			return type;
+		}
+		ProxyFactory proxyFactory = new ProxyFactory();
+		proxyFactory.setTargetClass(type);
+		// As new ProxyFactory(factory) does in proxy()
+		proxyFactory.setInterfaces(ClassUtils.getAllInterfacesForClass(type));
+		proxyFactory.setProxyTargetClass(true);
+		proxyFactory.addAdvisor(advisor());
+		try {
+			return proxyFactory.getProxyClass(type.getClassLoader());
+		}
+		catch (AopConfigException ex) {
+			return type;
+		}
+	}
+
+	private NameMatchMethodPointcutAdvisor advisor() {
+		NameMatchMethodPointcutAdvisor advisor = new NameMatchMethodPointcutAdvisor(this.containerCreation);
+		advisor.setMappedName("createListenerContainer");
+		return advisor;
 	}
 
 	// Failing the application's startup would be worse than the rules the proxy adds.

@@ -170,6 +170,24 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	}
 
 	/**
+	 * Return the class of the proxy that {@link #applyTo} makes of a factory of the given
+	 * class, generating it. A native image cannot generate a proxy class at run time: an
+	 * AOT build calls this (through a post-processor's {@code determineBeanType}) so that
+	 * the class is generated then, and is the one {@code applyTo} finds at run time.
+	 * @param factoryType the class of a listener container factory
+	 * @return the class of its proxy, or the class itself if {@code applyTo} does not
+	 * proxy it by class (a final or sealed class, or one that is a proxy already)
+	 */
+	public static Class<?> proxyType(Class<?> factoryType) {
+		Assert.notNull(factoryType, "'factoryType' must not be null");
+		// Of a configurer of its own: the proxy class depends on no setting of one
+		try (IdempotencyRabbitListenerConfigurer configurer = new IdempotencyRabbitListenerConfigurer(
+				InProgressBackOff.DEFAULT)) {
+			return configurer.proxies.proxyClass(factoryType);
+		}
+	}
+
+	/**
 	 * Return whether a container's message listener, if it returns a
 	 * {@code CompletableFuture}, {@code CompletionStage} or {@code Mono}, has the adapter
 	 * that {@link #applyTo} gives it, or the application's own with the handler it gives

@@ -177,6 +177,18 @@ class IdempotencyRabbitListenerConfigurerTests {
 		assertThat(IdempotencyRabbitListenerConfigurer.isConfigured(direct.getAdviceChain())).isTrue();
 	}
 
+	// An AOT build generates the class that proxyType returns; the proxy that applyTo
+	// makes at run time, in a native image, must be of that very class
+	@Test
+	void proxyTypeIsTheClassOfTheProxyThatApplyToMakes() {
+		assertThat(this.configurer.applyTo(new SimpleRabbitListenerContainerFactory()).getClass())
+			.isSameAs(IdempotencyRabbitListenerConfigurer.proxyType(SimpleRabbitListenerContainerFactory.class));
+		assertThat(this.configurer.applyTo(new DirectRabbitListenerContainerFactory()).getClass())
+			.isSameAs(IdempotencyRabbitListenerConfigurer.proxyType(DirectRabbitListenerContainerFactory.class));
+		assertThat(IdempotencyRabbitListenerConfigurer.proxyType(FinalFactory.class)).isSameAs(FinalFactory.class);
+		assertThat(IdempotencyRabbitListenerConfigurer.proxyType(String.class)).isSameAs(String.class);
+	}
+
 	@Test
 	void factoryFromApplyToGivesAsyncEndpointsAnAdapterThatSettlesTheirResultsAndEachContainerAnAdviceOfItsOwn()
 			throws Exception {
@@ -286,6 +298,10 @@ class IdempotencyRabbitListenerConfigurerTests {
 	interface Delegate {
 
 		void invokeListener(Object channel, Object data);
+
+	}
+
+	static final class FinalFactory extends SimpleRabbitListenerContainerFactory {
 
 	}
 

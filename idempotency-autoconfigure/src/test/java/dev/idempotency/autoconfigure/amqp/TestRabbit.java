@@ -15,9 +15,10 @@ import org.jspecify.annotations.Nullable;
  * fails, saying how to get one. {@value #SOURCE_VARIABLE} ({@code url},
  * {@code testcontainers} or {@code binary}) demands one and fails rather than fall back.
  * A broker the tests started is stopped when the JVM exits or is killed. Tests share it:
- * each uses queues of its own.
+ * each uses queues of its own. Public, with {@link #get()} and {@link #properties()}, for
+ * the tests of other packages (those of AOT) that need a broker too.
  */
-final class TestRabbit {
+public final class TestRabbit {
 
 	static final String URL_VARIABLE = "IDEMPOTENCY_TEST_RABBITMQ_URL";
 
@@ -41,7 +42,11 @@ final class TestRabbit {
 		}
 	}
 
-	static synchronized TestRabbit get() {
+	/**
+	 * Return the broker of this JVM, found or started the first time.
+	 * @return the broker
+	 */
+	public static synchronized TestRabbit get() {
 		if (instance == null) {
 			instance = locate(RabbitDiscovery.ofThisMachine());
 			System.err.println("Tests use " + instance);
@@ -123,7 +128,7 @@ final class TestRabbit {
 	 * Return the Spring Boot properties that connect to this broker.
 	 * @return {@code name=value} pairs
 	 */
-	String[] properties() {
+	public String[] properties() {
 		return new String[] { "spring.rabbitmq.host=" + host(), "spring.rabbitmq.port=" + port(),
 				"spring.rabbitmq.username=" + username(), "spring.rabbitmq.password=" + password(),
 				"spring.rabbitmq.virtual-host=" + virtualHost() };

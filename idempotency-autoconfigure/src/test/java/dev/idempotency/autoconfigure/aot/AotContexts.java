@@ -1,8 +1,10 @@
 package dev.idempotency.autoconfigure.aot;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
+import org.springframework.aot.generate.GeneratedFiles.Kind;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.test.generate.TestGenerationContext;
 import org.springframework.context.ApplicationContextInitializer;
@@ -55,7 +57,8 @@ final class AotContexts {
 			generated.initialize(context);
 			context.refresh();
 			try {
-				test.accept(new Refreshed<>(context, generationContext.getRuntimeHints()));
+				test.accept(new Refreshed<>(context, generationContext.getRuntimeHints(),
+						Set.copyOf(generationContext.getGeneratedFiles().getGeneratedFiles(Kind.CLASS).keySet())));
 			}
 			finally {
 				context.close();
@@ -70,13 +73,27 @@ final class AotContexts {
 	}
 
 	/**
-	 * A context refreshed from generated code, and the hints its build gathered.
+	 * A context refreshed from generated code, and the hints and classes its build
+	 * gathered.
 	 *
 	 * @param <C> the type of context
 	 * @param context the context
 	 * @param hints the runtime hints a native image would be built with
+	 * @param generatedClasses the paths of the class files the build generated (CGLIB
+	 * proxies among them)
 	 */
-	record Refreshed<C>(C context, RuntimeHints hints) {
+	record Refreshed<C>(C context, RuntimeHints hints, Set<String> generatedClasses) {
+
+		/**
+		 * Whether the build generated a class: a native image cannot generate one at run
+		 * time, so every CGLIB proxy class of the context must be.
+		 * @param type the class, such as that of a proxy
+		 * @return whether its class file is among those the build generated
+		 */
+		boolean generatedAtBuildTime(Class<?> type) {
+			return this.generatedClasses.contains(type.getName().replace('.', '/') + ".class");
+		}
+
 	}
 
 }
