@@ -43,7 +43,10 @@ final class SharedLettuceConnection {
 	SharedLettuceConnection(LettuceConnectionFactory connectionFactory, Duration connectTimeout) {
 		this.connectionFactory = connectionFactory;
 		this.connectTimeout = connectTimeout;
-		this.connector = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+		// Its thread ends a second after a connect: nothing closes the store, and a
+		// thread
+		// left behind outlives a web application's undeployment (Tomcat reports it)
+		this.connector = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
 			Thread thread = new Thread(task, "idempotency-redis-connect");
 			thread.setDaemon(true);
 			return thread;

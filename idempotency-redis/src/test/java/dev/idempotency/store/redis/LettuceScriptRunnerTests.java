@@ -73,6 +73,29 @@ class LettuceScriptRunnerTests {
 	 * Holds the first caller that asks for its result type, which the runner does after
 	 * it took its connection and before it sends the script.
 	 */
+	@Test
+	void connectThreadEndsSoonAfterConnecting() {
+		try (RedisServer server = TestRedis.startPrivateServer()) {
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(server.host(), server.port()));
+			factory.afterPropertiesSet();
+			factory.start();
+			try {
+				LettuceScriptRunner runner = new LettuceScriptRunner(factory, TIMEOUT);
+				await().atMost(DEADLINE).ignoreExceptions().until(() -> runner.run(ONE, KEY) == 1L);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> Thread.getAllStackTraces()
+						.keySet()
+						.stream()
+						.noneMatch((thread) -> thread.getName().equals("idempotency-redis-connect")));
+				assertThat(runner.run(ONE, KEY)).isEqualTo(1L);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
 	static final class GatedScript implements RedisScript<Long> {
 
 		final CountDownLatch holding = new CountDownLatch(1);
