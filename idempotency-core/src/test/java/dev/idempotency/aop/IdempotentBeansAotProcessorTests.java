@@ -19,6 +19,7 @@ import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.aot.test.generate.TestGenerationContext;
 import org.springframework.beans.factory.aot.AotServices;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotContribution;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotProcessor;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -135,6 +136,15 @@ class IdempotentBeansAotProcessorTests {
 		contribution.applyTo(generationContext, null);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Payments.class, "charge")))
 			.accepts(generationContext.getRuntimeHints());
+	}
+
+	@Test
+	void productOfAFactoryBeanIsRegistered() {
+		// What the auto-proxy creator proxies is the object the factory makes
+		RuntimeHints hints = process(PaymentsFactory.class);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Payments.class, "charge")))
+			.accepts(hints);
+		assertThat(binding(Receipt.class)).accepts(hints);
 	}
 
 	private static Predicate<RuntimeHints> binding(Class<?> type) {
@@ -325,6 +335,20 @@ class IdempotentBeansAotProcessorTests {
 					throw new ClassNotFoundException(name, ex);
 				}
 			}
+		}
+
+	}
+
+	static class PaymentsFactory implements FactoryBean<Payments> {
+
+		@Override
+		public Payments getObject() {
+			return new Payments();
+		}
+
+		@Override
+		public Class<?> getObjectType() {
+			return Payments.class;
 		}
 
 	}
