@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.Idempotent;
@@ -145,6 +147,20 @@ class IdempotentBeansAotProcessorTests {
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Payments.class, "charge")))
 			.accepts(hints);
 		assertThat(binding(Receipt.class)).accepts(hints);
+	}
+
+	@Test
+	void subtypesThatJacksonDecodesAPolymorphicResultAsAreRegistered() {
+		RuntimeHints hints = process(Drawings.class);
+		// Named by @JsonSubTypes, the result's and a property's
+		assertThat(binding(Circle.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Circle.class, "radius")).accepts(hints);
+		assertThat(binding(Square.class)).accepts(hints);
+		assertThat(binding(Dot.class)).accepts(hints);
+		// Permitted by a sealed interface, which Jackson 3 reads its subtypes from
+		assertThat(binding(Card.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Card.class, "last4")).accepts(hints);
+		assertThat(binding(Transfer.class)).accepts(hints);
 	}
 
 	private static Predicate<RuntimeHints> binding(Class<?> type) {
@@ -351,6 +367,52 @@ class IdempotentBeansAotProcessorTests {
 			return Payments.class;
 		}
 
+	}
+
+	static class Drawings {
+
+		@Idempotent(key = "#id")
+		public Shape draw(String id) {
+			return new Circle(1, new Dot(0));
+		}
+
+		@Idempotent(key = "#id")
+		public CompletableFuture<List<Tender>> pay(String id) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+
+	}
+
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME)
+	@JsonSubTypes({ @JsonSubTypes.Type(Circle.class), @JsonSubTypes.Type(Square.class) })
+	interface Shape {
+
+	}
+
+	record Circle(int radius, Mark center) implements Shape {
+	}
+
+	record Square(int side) implements Shape {
+	}
+
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME)
+	@JsonSubTypes(@JsonSubTypes.Type(Dot.class))
+	interface Mark {
+
+	}
+
+	record Dot(int size) implements Mark {
+	}
+
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME)
+	sealed interface Tender permits Card, Transfer {
+
+	}
+
+	record Card(String last4) implements Tender {
+	}
+
+	record Transfer(String iban) implements Tender {
 	}
 
 	static class Unrelated {
