@@ -58,6 +58,20 @@ class IdempotentBeansAotProcessorTests {
 	}
 
 	@Test
+	void typesOfCommonKeyValuesAreQueryable() {
+		// Whether a key's string is stable is judged by asking its class for toString():
+		// a key #orderId of a long, or #event.amountCents of a record, is a Long that
+		// no parameter's hints register
+		RuntimeHints hints = new RuntimeHints();
+		new IdempotentRuntimeHints().registerHints(hints, getClass().getClassLoader());
+		for (Class<?> type : List.of(Long.class, Integer.class, Short.class, Byte.class, Character.class, Boolean.class,
+				Double.class, Float.class, java.util.UUID.class, java.math.BigDecimal.class,
+				java.math.BigInteger.class)) {
+			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(hints);
+		}
+	}
+
+	@Test
 	void methodResultParametersAndReplayedFailuresOfABeanAreRegistered() throws NoSuchMethodException {
 		RuntimeHints hints = process(Payments.class);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Payments.class, "charge")))
