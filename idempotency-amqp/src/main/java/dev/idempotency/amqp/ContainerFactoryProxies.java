@@ -67,6 +67,33 @@ final class ContainerFactoryProxies {
 		}
 	}
 
+	/**
+	 * Return the class of the proxy {@link #proxy} makes of a factory of a class,
+	 * generating it now: the advice only decides which calls it applies to when called
+	 * (the proxy's configuration is not frozen), so the class is the same whatever the
+	 * interceptor.
+	 * @param type the class of a factory
+	 * @return the proxy class, or the class itself if it cannot be proxied
+	 */
+	static Class<?> proxyClass(Class<?> type) {
+		if (Modifier.isFinal(type.getModifiers()) || type.isSealed() || Advised.class.isAssignableFrom(type)) {
+			return type;
+		}
+		ProxyFactory proxyFactory = new ProxyFactory();
+		proxyFactory.setTargetClass(type);
+		proxyFactory.setProxyTargetClass(true);
+		NameMatchMethodPointcutAdvisor advisor = new NameMatchMethodPointcutAdvisor(
+				(org.aopalliance.intercept.MethodInterceptor) (invocation) -> invocation.proceed());
+		advisor.setMappedName("createListenerContainer");
+		proxyFactory.addAdvisor(advisor);
+		try {
+			return proxyFactory.getProxyClass(type.getClassLoader());
+		}
+		catch (AopConfigException ex) {
+			return type;
+		}
+	}
+
 	// Failing the application's startup would be worse than the rules the proxy adds.
 	// The chain a ContainerCustomizer sets replaces the factory's, and no proxy puts the
 	// rules back around it: the customizer is wrapped to do so

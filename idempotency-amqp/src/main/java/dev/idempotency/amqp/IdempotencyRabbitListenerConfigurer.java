@@ -126,6 +126,20 @@ public final class IdempotencyRabbitListenerConfigurer implements AutoCloseable 
 	}
 
 	/**
+	 * Return the class of the proxy that {@link #applyTo} makes of a factory of a class,
+	 * generating that class now. Ahead-of-time processing asks for it (through a
+	 * {@code SmartInstantiationAwareBeanPostProcessor}'s {@code determineBeanType}) so
+	 * that the class is generated at build time: a native image cannot generate one at
+	 * run time, and the factory would be left unproxied.
+	 * @param factoryClass the class of a factory
+	 * @return the proxy class, or the class itself if it cannot be proxied by class
+	 */
+	public static Class<?> proxyClass(Class<? extends BaseRabbitListenerContainerFactory<?>> factoryClass) {
+		Assert.notNull(factoryClass, "'factoryClass' must not be null");
+		return ContainerFactoryProxies.proxyClass(factoryClass);
+	}
+
+	/**
 	 * Return an advice chain for
 	 * {@link AbstractMessageListenerContainer#setAdviceChain(Advice...)}: the given one
 	 * between this configurer's two advices, or unchanged if it already holds another

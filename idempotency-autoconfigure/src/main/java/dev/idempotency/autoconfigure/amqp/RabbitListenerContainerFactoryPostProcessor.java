@@ -4,7 +4,7 @@ import dev.idempotency.amqp.IdempotencyRabbitListenerConfigurer;
 
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.SmartInstantiationAwareBeanPostProcessor;
 
 /**
  * Applies the {@link IdempotencyRabbitListenerConfigurer} to each listener container
@@ -13,12 +13,24 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  * it: the bean becomes {@linkplain IdempotencyRabbitListenerConfigurer#applyTo the proxy}
  * the configurer returns, of the factory's class.
  */
-final class RabbitListenerContainerFactoryPostProcessor implements BeanPostProcessor {
+final class RabbitListenerContainerFactoryPostProcessor implements SmartInstantiationAwareBeanPostProcessor {
 
 	private final ObjectProvider<IdempotencyRabbitListenerConfigurer> configurer;
 
 	RabbitListenerContainerFactoryPostProcessor(ObjectProvider<IdempotencyRabbitListenerConfigurer> configurer) {
 		this.configurer = configurer;
+	}
+
+	// Asked ahead of time, where the class generated now is kept for a native image,
+	// which cannot generate the proxy's class at run time. No bean is made to answer
+	@Override
+	@SuppressWarnings("unchecked")
+	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
+		if (BaseRabbitListenerContainerFactory.class.isAssignableFrom(beanClass)) {
+			return IdempotencyRabbitListenerConfigurer
+				.proxyClass((Class<? extends BaseRabbitListenerContainerFactory<?>>) beanClass);
+		}
+		return beanClass;
 	}
 
 	@Override
