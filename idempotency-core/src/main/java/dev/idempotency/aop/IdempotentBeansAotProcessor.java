@@ -8,6 +8,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.ReflectionHints;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotContribution;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -29,14 +31,15 @@ class IdempotentBeansAotProcessor implements BeanFactoryInitializationAotProcess
 			ConfigurableListableBeanFactory beanFactory) {
 		Set<Class<?>> classes = new LinkedHashSet<>();
 		for (String name : beanFactory.getBeanDefinitionNames()) {
-			Class<?> userClass = ClassUtils.getUserClass(RegisteredBean.of(beanFactory, name).getBeanClass());
-			try {
-				if (IdempotentTypes.mayHaveOperations(userClass)) {
-					classes.add(userClass);
+			Class<?> beanClass = RegisteredBean.of(beanFactory, name).getBeanClass();
+			addIfCandidate(classes, beanClass);
+			if (FactoryBean.class.isAssignableFrom(beanClass)) {
+				// The auto-proxy creator proxies the object the factory makes, whose
+				// methods are the ones intercepted
+				Class<?> product = productType(beanFactory, name);
+				if (product != null) {
+					addIfCandidate(classes, product);
 				}
-			}
-			catch (LinkageError | IllegalStateException ex) {
-				skipped(userClass, ex);
 			}
 		}
 		if (classes.isEmpty()) {
@@ -54,6 +57,30 @@ class IdempotentBeansAotProcessor implements BeanFactoryInitializationAotProcess
 				}
 			}
 		};
+	}
+
+	private static void addIfCandidate(Set<Class<?>> classes, Class<?> type) {
+		Class<?> userClass = ClassUtils.getUserClass(type);
+		try {
+			if (IdempotentTypes.mayHaveOperations(userClass)) {
+				classes.add(userClass);
+			}
+		}
+		catch (LinkageError | IllegalStateException ex) {
+			skipped(userClass, ex);
+		}
+	}
+
+	// Predicted from the factory's generics or its definition, never by making the
+	// factory
+	private static @Nullable Class<?> productType(ConfigurableListableBeanFactory beanFactory, String name) {
+		try {
+			return beanFactory.getType(name, false);
+		}
+		catch (BeansException | LinkageError ex) {
+			logger.debug("Could not predict the object type of FactoryBean '" + name + "'", ex);
+			return null;
+		}
 	}
 
 	// A class whose methods name a type missing from the build's class path (an optional

@@ -9,7 +9,6 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.ReflectionHints;
@@ -20,10 +19,10 @@ import org.springframework.util.ClassUtils;
  * The reflection an {@code @Idempotent} method needs at run time in a native image: the
  * method itself, which the interceptor calls; binding for the value it returns (the type
  * argument of a stage, a {@code Mono} or a {@code ResponseEntity}, element types
- * included), which the codec writes and reads; binding and public methods for its
- * parameter types, which key and payload expressions navigate and the fingerprinter
- * writes; and the {@code (String)} constructor of each {@code replayFailures} type, which
- * makes the replayed exception.
+ * included, and the subtypes Jackson decodes a polymorphic one as), which the codec
+ * writes and reads; binding and public methods for its parameter types, which key and
+ * payload expressions navigate and the fingerprinter writes; and the {@code (String)}
+ * constructor of each {@code replayFailures} type, which makes the replayed exception.
  * <p>
  * A method whose annotation or return type is invalid gets the hints it can: startup
  * refuses it all the same, with the reason.
@@ -37,7 +36,7 @@ final class IdempotentMethodHints {
 	private static final String[] FRAMEWORK_PACKAGES = { "jakarta.", "org.springframework.", "org.apache.kafka.",
 			"com.rabbitmq.", "reactor.", "io.netty.", "org.reactivestreams." };
 
-	private final BindingReflectionHintsRegistrar binding = new BindingReflectionHintsRegistrar();
+	private final PolymorphicBinding binding = new PolymorphicBinding();
 
 	/**
 	 * Register the hints of every idempotent method of a class.
@@ -75,11 +74,11 @@ final class IdempotentMethodHints {
 		hints.registerMethod(method, ExecutableMode.INVOKE);
 		ResolvableType value = valueType(method, annotated.userClass());
 		if (value != null) {
-			this.binding.registerReflectionHints(hints, resolved(value));
+			this.binding.register(hints, annotated.userClass().getClassLoader(), resolved(value));
 		}
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			ResolvableType parameter = ResolvableType.forMethodParameter(method, i, annotated.userClass());
-			this.binding.registerReflectionHints(hints, applicationTypes(resolved(parameter)));
+			this.binding.register(hints, annotated.userClass().getClassLoader(), applicationTypes(resolved(parameter)));
 			Class<?> raw = parameter.toClass();
 			if (!raw.isPrimitive() && !raw.isArray() && raw != Object.class) {
 				// A key may call any public method of an argument, such as a record's

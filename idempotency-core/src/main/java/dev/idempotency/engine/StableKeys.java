@@ -2,6 +2,8 @@ package dev.idempotency.engine;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
+import java.util.AbstractCollection;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -201,12 +203,23 @@ final class StableKeys {
 		}
 
 		private static boolean overridesToString(Class<?> type) {
+			// Known without reflection, which a native image allows only on registered
+			// classes: a JDK collection or map (the runtime class of a List.of is no
+			// parameter's type), an enum, a record, a String
+			if (type.isRecord() || type.isEnum() || type == String.class
+					|| isAny(type, AbstractCollection.class, AbstractMap.class, Enum.class)) {
+				return true;
+			}
 			try {
 				Method toString = type.getMethod("toString");
 				return toString.getDeclaringClass() != Object.class;
 			}
-			catch (NoSuchMethodException ex) {
-				throw new IllegalStateException("Every class has toString()", ex);
+			catch (NoSuchMethodException | LinkageError ex) {
+				// Every class has toString(): a native image that was not told about the
+				// class answers so (or with a MissingReflectionRegistrationError)
+				throw new IllegalStateException("Cannot tell whether " + type.getName()
+						+ ", the class of a key value, overrides toString(): in a native image, register it with "
+						+ "@RegisterReflection(classes = " + type.getSimpleName() + ".class)", ex);
 			}
 		}
 

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.Idempotent;
@@ -19,6 +21,7 @@ import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.aot.test.generate.TestGenerationContext;
 import org.springframework.beans.factory.aot.AotServices;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotContribution;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotProcessor;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -52,6 +55,20 @@ class IdempotentBeansAotProcessorTests {
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(KeyRoot.class, "getArgs")).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(KeyRoot.class, "getMethodName"))
 			.accepts(hints);
+	}
+
+	@Test
+	void typesOfCommonKeyValuesAreQueryable() {
+		// Whether a key's string is stable is judged by asking its class for toString():
+		// a key #orderId of a long, or #event.amountCents of a record, is a Long that
+		// no parameter's hints register
+		RuntimeHints hints = new RuntimeHints();
+		new IdempotentRuntimeHints().registerHints(hints, getClass().getClassLoader());
+		for (Class<?> type : List.of(Long.class, Integer.class, Short.class, Byte.class, Character.class, Boolean.class,
+				Double.class, Float.class, java.util.UUID.class, java.math.BigDecimal.class,
+				java.math.BigInteger.class)) {
+			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(hints);
+		}
 	}
 
 	@Test
@@ -135,6 +152,29 @@ class IdempotentBeansAotProcessorTests {
 		contribution.applyTo(generationContext, null);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Payments.class, "charge")))
 			.accepts(generationContext.getRuntimeHints());
+	}
+
+	@Test
+	void productOfAFactoryBeanIsRegistered() {
+		// What the auto-proxy creator proxies is the object the factory makes
+		RuntimeHints hints = process(PaymentsFactory.class);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method(Payments.class, "charge")))
+			.accepts(hints);
+		assertThat(binding(Receipt.class)).accepts(hints);
+	}
+
+	@Test
+	void subtypesThatJacksonDecodesAPolymorphicResultAsAreRegistered() {
+		RuntimeHints hints = process(Drawings.class);
+		// Named by @JsonSubTypes, the result's and a property's
+		assertThat(binding(Circle.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Circle.class, "radius")).accepts(hints);
+		assertThat(binding(Square.class)).accepts(hints);
+		assertThat(binding(Dot.class)).accepts(hints);
+		// Permitted by a sealed interface, which Jackson 3 reads its subtypes from
+		assertThat(binding(Card.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Card.class, "last4")).accepts(hints);
+		assertThat(binding(Transfer.class)).accepts(hints);
 	}
 
 	private static Predicate<RuntimeHints> binding(Class<?> type) {
@@ -327,6 +367,66 @@ class IdempotentBeansAotProcessorTests {
 			}
 		}
 
+	}
+
+	static class PaymentsFactory implements FactoryBean<Payments> {
+
+		@Override
+		public Payments getObject() {
+			return new Payments();
+		}
+
+		@Override
+		public Class<?> getObjectType() {
+			return Payments.class;
+		}
+
+	}
+
+	static class Drawings {
+
+		@Idempotent(key = "#id")
+		public Shape draw(String id) {
+			return new Circle(1, new Dot(0));
+		}
+
+		@Idempotent(key = "#id")
+		public CompletableFuture<List<Tender>> pay(String id) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+
+	}
+
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME)
+	@JsonSubTypes({ @JsonSubTypes.Type(Circle.class), @JsonSubTypes.Type(Square.class) })
+	interface Shape {
+
+	}
+
+	record Circle(int radius, Mark center) implements Shape {
+	}
+
+	record Square(int side) implements Shape {
+	}
+
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME)
+	@JsonSubTypes(@JsonSubTypes.Type(Dot.class))
+	interface Mark {
+
+	}
+
+	record Dot(int size) implements Mark {
+	}
+
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME)
+	sealed interface Tender permits Card, Transfer {
+
+	}
+
+	record Card(String last4) implements Tender {
+	}
+
+	record Transfer(String iban) implements Tender {
 	}
 
 	static class Unrelated {

@@ -71,9 +71,10 @@ public final class DynamoDbTable {
 	}
 
 	/**
-	 * Wait for the table to be active, creating it whenever it is absent: a table being
-	 * deleted (by an operator, or a test resetting it) is waited out and created anew,
-	 * not awaited as if it could become active again.
+	 * Wait for the table to be active (or updating, which serves reads and writes),
+	 * creating it whenever it is absent: a table being deleted (by an operator, or a test
+	 * resetting it) is waited out and created anew, not awaited as if it could become
+	 * active again.
 	 */
 	private static TableDescription createAndAwaitActive(DynamoDbClient client, String table, Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
@@ -82,12 +83,16 @@ public final class DynamoDbTable {
 			if (description == null) {
 				create(client, table);
 			}
-			else if (description.tableStatus() == TableStatus.ACTIVE) {
+			else if (description.tableStatus() == TableStatus.ACTIVE
+					|| description.tableStatus() == TableStatus.UPDATING) {
+				// An UPDATING table (an index being backfilled, which can take hours)
+				// serves reads and writes all along
 				return description;
 			}
 			if (System.nanoTime() - deadline > 0) {
-				throw new IllegalStateException("DynamoDB table " + table + " did not become active within " + timeout
-						+ ((description != null) ? "; it is " + description.tableStatusAsString() : ""));
+				throw new IllegalStateException(
+						"DynamoDB table " + table + " did not become active (or updating) within " + timeout
+								+ ((description != null) ? "; it is " + description.tableStatusAsString() : ""));
 			}
 			try {
 				TimeUnit.MILLISECONDS.sleep(POLL.toMillis());

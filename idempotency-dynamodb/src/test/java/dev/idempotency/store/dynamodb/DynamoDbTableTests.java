@@ -104,6 +104,27 @@ class DynamoDbTableTests {
 	}
 
 	@Test
+	void initializeAcceptsATableBeingUpdated() {
+		// A table stays available for reads and writes while it is UPDATING (an index
+		// being added and backfilled, which can take hours): an instance started then
+		// must not wait for ACTIVE until its timeout and fail
+		String table = "idem_test_" + UUID.randomUUID().toString().replace("-", "");
+		DynamoDbTable.initialize(this.client, table);
+		DynamoDbClient client = new TableClient(this.client) {
+
+			@Override
+			public DescribeTableResponse describeTable(DescribeTableRequest request) {
+				DescribeTableResponse response = super.describeTable(request);
+				return response.toBuilder()
+					.table(response.table().toBuilder().tableStatus(TableStatus.UPDATING).build())
+					.build();
+			}
+
+		};
+		DynamoDbTable.initialize(client, table, Duration.ofSeconds(2));
+	}
+
+	@Test
 	void initializeLeavesTimeToLiveOnTheExpiryAttributeAloneAndSaysNothing() {
 		String table = DynamoDbTestTables.newTable();
 		AtomicInteger updates = new AtomicInteger();
