@@ -58,7 +58,21 @@ final class AotHttp {
 		return this.client.send(request, HttpResponse.BodyHandlers.ofByteArray());
 	}
 
-	static void assertRunsOnceAndReplays(HttpResponse<byte[]> first, HttpResponse<byte[]> retry,
+	/**
+	 * Send an order twice with one key, then another order with that key, and check that
+	 * the handler's response is replayed to the retry and the other order refused.
+	 * @param path the handler's path
+	 * @param location the {@code Location} the handler's one run answers with
+	 */
+	void assertRunsOnceAndReplays(String path, String location) throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<byte[]> first = post(path, key, ORDER);
+		HttpResponse<byte[]> retry = post(path, key, ORDER);
+		HttpResponse<byte[]> reused = post(path, key, OTHER_ORDER);
+		assertRunsOnceAndReplays(first, retry, reused, location);
+	}
+
+	private static void assertRunsOnceAndReplays(HttpResponse<byte[]> first, HttpResponse<byte[]> retry,
 			HttpResponse<byte[]> reused, String location) {
 		assertThat(first.statusCode()).as(() -> new String(first.body())).isEqualTo(201);
 		assertThat(first.headers().firstValue(IdempotencyProblems.REPLAYED_HEADER)).isEmpty();

@@ -1,12 +1,7 @@
 package dev.idempotency.autoconfigure.aot;
 
-import java.net.http.HttpResponse;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.Idempotent;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.web.servlet.IdempotencyWebMvcAutoConfiguration;
 
@@ -22,11 +17,6 @@ import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.test.tools.CompileWithForkedClassLoader;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,15 +36,11 @@ class AotWebMvcApplicationTests {
 				(refreshed) -> {
 					ServletWebServerApplicationContext context = refreshed.context();
 					assertThat(context.getWebServer()).isInstanceOf(TomcatWebServer.class);
-					AotHttp http = new AotHttp(context.getWebServer().getPort());
-					String key = UUID.randomUUID().toString();
-					HttpResponse<byte[]> first = http.post("/orders", key, AotHttp.ORDER);
-					HttpResponse<byte[]> retry = http.post("/orders", key, AotHttp.ORDER);
-					HttpResponse<byte[]> reused = http.post("/orders", key, AotHttp.OTHER_ORDER);
-					AotHttp.assertRunsOnceAndReplays(first, retry, reused, "/orders/1");
-					assertThat(context.getBean(Orders.class).placed()).isEqualTo(1);
-					AotHttp.assertBodiesHaveBindingHints(refreshed.hints(), OrderRequest.class, OrderReceipt.class);
-					AotHttp.assertProxyClassWasGenerated(refreshed.hints(), context.getBean(Orders.class));
+					new AotHttp(context.getWebServer().getPort()).assertRunsOnceAndReplays("/orders", "/orders/1");
+					assertThat(context.getBean(AotOrders.class).placed()).isEqualTo(1);
+					AotHttp.assertBodiesHaveBindingHints(refreshed.hints(), AotOrders.OrderRequest.class,
+							AotOrders.OrderReceipt.class);
+					AotHttp.assertProxyClassWasGenerated(refreshed.hints(), context.getBean(AotOrders.class));
 				});
 	}
 
@@ -66,38 +52,10 @@ class AotWebMvcApplicationTests {
 	static class WebMvcApplication {
 
 		@Bean
-		Orders orders() {
-			return new Orders();
+		AotOrders orders() {
+			return new AotOrders();
 		}
 
-	}
-
-	@RestController
-	static class Orders {
-
-		// Read through a method: the bean is a proxy by subclass, whose own fields are
-		// unset
-		private final AtomicInteger placed = new AtomicInteger();
-
-		public int placed() {
-			return this.placed.get();
-		}
-
-		@PostMapping("/orders")
-		@Idempotent
-		public ResponseEntity<OrderReceipt> place(@RequestBody OrderRequest order) {
-			int number = this.placed.incrementAndGet();
-			return ResponseEntity.status(HttpStatus.CREATED)
-				.header("Location", "/orders/" + number)
-				.body(new OrderReceipt("o-" + number, order.item(), order.quantity()));
-		}
-
-	}
-
-	record OrderRequest(String item, int quantity) {
-	}
-
-	record OrderReceipt(String id, String item, int quantity) {
 	}
 
 }
