@@ -1,5 +1,6 @@
 package dev.idempotency.autoconfigure.aot;
 
+import org.apache.catalina.webresources.TomcatURLStreamHandlerFactory;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
@@ -32,6 +33,11 @@ class AotWebMvcApplicationTests {
 
 	@Test
 	void idempotentHandlerRunsOnceAndReplaysFromGeneratedCode() {
+		// Tomcat sets the JVM's one URL stream handler factory; a Tomcat of an earlier
+		// test,
+		// loaded by the test class loader, already did, and this one, loaded again by the
+		// forked class loader, would fail with "factory already defined"
+		TomcatURLStreamHandlerFactory.disable();
 		AotContexts.run(ServletWebServerApplicationContext::new, WebMvcApplication.class, AotHttp.properties(),
 				(refreshed) -> {
 					ServletWebServerApplicationContext context = refreshed.context();
