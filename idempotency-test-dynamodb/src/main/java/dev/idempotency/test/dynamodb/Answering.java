@@ -9,7 +9,8 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import software.amazon.awssdk.core.exception.SdkException;
+import dev.idempotency.test.process.Readiness;
+
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -37,42 +38,17 @@ final class Answering {
 	 * @throws IllegalStateException if the server exits or does not answer in time
 	 */
 	static void await(String what, URI endpoint, Supplier<@Nullable String> exited, Supplier<String> log) {
-		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-		Exception last = null;
 		try (DynamoDbClient client = Clients.probe(endpoint)) {
-			while (System.nanoTime() < deadline) {
-				String end = exited.get();
-				if (end != null) {
-					throw new IllegalStateException(what + " " + end + ":\n" + log.get());
-				}
-				try {
-					connect(endpoint);
-					client.listTables((request) -> request.limit(1));
-					return;
-				}
-				catch (IOException | SdkException ex) {
-					last = ex;
-				}
-				pause(what);
-			}
+			Readiness.await(what, START_TIMEOUT, INTERVAL, () -> {
+				connect(endpoint);
+				client.listTables((request) -> request.limit(1));
+			}, exited, log);
 		}
-		throw new IllegalStateException(what + " did not answer within " + START_TIMEOUT + " ("
-				+ ((last != null) ? last.getMessage() : "") + "):\n" + log.get(), last);
 	}
 
 	private static void connect(URI endpoint) throws IOException {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()), CONNECT_TIMEOUT_MILLIS);
-		}
-	}
-
-	private static void pause(String what) {
-		try {
-			Thread.sleep(INTERVAL.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for " + what, ex);
 		}
 	}
 

@@ -1,12 +1,12 @@
 package dev.idempotency.test.jdbc;
 
-import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.idempotency.test.process.Readiness;
 
 /**
  * Waits until a server that was just started accepts connections, polling until a
@@ -31,33 +31,7 @@ final class Connectable {
 	 * @throws IllegalStateException if the server exits or does not answer in time
 	 */
 	static void await(String what, String url, Supplier<@Nullable String> exited, Supplier<String> log) {
-		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-		SQLException last = null;
-		while (System.nanoTime() < deadline) {
-			String end = exited.get();
-			if (end != null) {
-				throw new IllegalStateException(what + " " + end + ":\n" + log.get());
-			}
-			try (Connection connection = DriverManager.getConnection(url)) {
-				return;
-			}
-			catch (SQLException ex) {
-				last = ex;
-			}
-			pause(what);
-		}
-		throw new IllegalStateException(what + " did not accept connections within " + START_TIMEOUT + " ("
-				+ ((last != null) ? last.getMessage() : "") + "):\n" + log.get(), last);
-	}
-
-	private static void pause(String what) {
-		try {
-			Thread.sleep(INTERVAL.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for " + what, ex);
-		}
+		Readiness.await(what, START_TIMEOUT, INTERVAL, () -> DriverManager.getConnection(url).close(), exited, log);
 	}
 
 }

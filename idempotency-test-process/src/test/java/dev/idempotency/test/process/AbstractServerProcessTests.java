@@ -130,24 +130,11 @@ class AbstractServerProcessTests {
 
 		@Override
 		protected void awaitReady(Supplier<@Nullable String> exited, Supplier<String> log) {
-			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-			while (System.nanoTime() < deadline) {
-				String end = exited.get();
-				if (end != null) {
-					throw new IllegalStateException(describe() + " " + end + ":\n" + log.get());
+			Readiness.await(describe(), Duration.ofSeconds(30), Duration.ofMillis(20), () -> {
+				if (!started()) {
+					throw new IllegalStateException("not started yet");
 				}
-				if (started()) {
-					return;
-				}
-				try {
-					Thread.sleep(20);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					throw new IllegalStateException(ex);
-				}
-			}
-			throw new IllegalStateException(describe() + " did not start:\n" + log.get());
+			}, exited, log);
 		}
 
 		// Each launch appends a line
