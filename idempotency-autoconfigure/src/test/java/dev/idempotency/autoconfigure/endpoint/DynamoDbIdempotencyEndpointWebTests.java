@@ -1,8 +1,5 @@
 package dev.idempotency.autoconfigure.endpoint;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.UUID;
@@ -15,7 +12,6 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.TestPropertySource;
@@ -38,9 +34,6 @@ class DynamoDbIdempotencyEndpointWebTests extends IdempotencyEndpointWebTests {
 	@Autowired
 	private Payments payments;
 
-	@LocalServerPort
-	private int port;
-
 	@Override
 	protected String storeType() {
 		return "dynamodb";
@@ -54,12 +47,7 @@ class DynamoDbIdempotencyEndpointWebTests extends IdempotencyEndpointWebTests {
 		assertThat(this.payments.charges(key)).isOne();
 		assertThat(item("Payments.charge:" + key)).containsEntry("state", AttributeValue.fromS("COMPLETED"));
 		assertThat(get("/actuator/idempotency/Payments.charge/" + key).statusCode()).isEqualTo(200);
-		HttpResponse<String> evicted = HttpClient.newHttpClient()
-			.send(HttpRequest
-				.newBuilder(
-						URI.create("http://localhost:" + this.port + "/actuator/idempotency/Payments.charge/" + key))
-				.DELETE()
-				.build(), HttpResponse.BodyHandlers.ofString());
+		HttpResponse<String> evicted = delete("/actuator/idempotency/Payments.charge/" + key);
 		assertThat(evicted.statusCode()).isBetween(200, 204);
 		assertThat(item("Payments.charge:" + key)).isEmpty();
 		assertThat(get("/actuator/idempotency/Payments.charge/" + key).statusCode()).isEqualTo(404);

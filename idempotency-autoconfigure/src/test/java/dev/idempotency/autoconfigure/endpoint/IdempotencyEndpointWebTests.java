@@ -294,7 +294,7 @@ abstract class IdempotencyEndpointWebTests {
 		return send(HttpRequest.newBuilder(uri(path)).GET());
 	}
 
-	private HttpResponse<String> delete(String path) throws IOException, InterruptedException {
+	protected HttpResponse<String> delete(String path) throws IOException, InterruptedException {
 		return send(HttpRequest.newBuilder(uri(path)).DELETE());
 	}
 

@@ -1,8 +1,5 @@
 package dev.idempotency.autoconfigure.endpoint;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,7 +15,6 @@ import dev.idempotency.test.jdbc.TestDatabases;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.TestPropertySource;
@@ -40,9 +36,6 @@ class JdbcIdempotencyEndpointWebTests extends IdempotencyEndpointWebTests {
 	@Autowired
 	private Payments payments;
 
-	@LocalServerPort
-	private int port;
-
 	@Override
 	protected String storeType() {
 		return "jdbc";
@@ -56,12 +49,7 @@ class JdbcIdempotencyEndpointWebTests extends IdempotencyEndpointWebTests {
 		assertThat(this.payments.charges(key)).isOne();
 		assertThat(rows("Payments.charge:" + key)).isOne();
 		assertThat(get("/actuator/idempotency/Payments.charge/" + key).statusCode()).isEqualTo(200);
-		HttpResponse<String> evicted = HttpClient.newHttpClient()
-			.send(HttpRequest
-				.newBuilder(
-						URI.create("http://localhost:" + this.port + "/actuator/idempotency/Payments.charge/" + key))
-				.DELETE()
-				.build(), HttpResponse.BodyHandlers.ofString());
+		HttpResponse<String> evicted = delete("/actuator/idempotency/Payments.charge/" + key);
 		assertThat(evicted.statusCode()).isBetween(200, 204);
 		assertThat(rows("Payments.charge:" + key)).isZero();
 		assertThat(get("/actuator/idempotency/Payments.charge/" + key).statusCode()).isEqualTo(404);
